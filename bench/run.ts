@@ -1,0 +1,41 @@
+/**
+ * `npm run bench [suite...]`: runs the benchmark suites (all, or those named),
+ * prints one line per figure with its reference and ratio, and writes the results
+ * to bench/.results/latest.json. BENCH_ROUNDS and BENCH_SECONDS tune the effort.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, type BenchContext } from './lib';
+import * as identity from './suites/identity';
+import * as platform from './suites/platform';
+
+const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity];
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  // Start-up is measured on an existing build: make sure there is one first.
+  const { ensureUiBuild } = await import('../scripts/ui-build.mjs');
+  ensureUiBuild();
+  const lines: Array<Record<string, string | number>> = [];
+  const ctx: BenchContext = {
+    rounds: Number(process.env.BENCH_ROUNDS || 3),
+    seconds: Number(process.env.BENCH_SECONDS || 5),
+    report(line) {
+      lines.push(line);
+      console.log(Object.entries(line).map(([k, v]) => `${k}=${v}`).join('  '));
+    },
+  };
+  for (const suite of SUITES) {
+    if (wanted.length && !wanted.includes(suite.name)) continue;
+    console.log(`# ${suite.name} (${ctx.rounds} rounds, median)`);
+    await suite.run(ctx);
+  }
+  const dir = path.join(root, 'bench', '.results');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ at: new Date().toISOString(), lines }, null, 2));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,20 @@
+// Jest runs every layer: unit (server, client logic), API (app.inject on PGlite and,
+// with TEST_DATABASE_URL, PostgreSQL), browser (playwright-core + Debian Chromium).
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/tests'],
+  testMatch: ['**/*.test.ts', '**/*.test.tsx'],
+  transform: {
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tests/tsconfig.json' }],
+  },
+  moduleNameMapper: {
+    '^@/(.*)$': '<rootDir>/src/$1',
+    '\\.(css|less)$': '<rootDir>/tests/support/styleStub.js',
+  },
+  globalSetup: '<rootDir>/tests/support/globalSetup.mjs',
+  reporters: ['default', '<rootDir>/tests/support/summaryReporter.js'],
+  // Browser tests start a server and Chromium; give them room without hiding hangs.
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,113 @@
+/**
+ * The one registry of translated texts, read by both the server and the client.
+ *
+ * Layout: locales/<language>/<namespace>.json holds keys without their namespace;
+ * the full key is `<namespace>.<key>` (e.g. error.json's "UAA008" is `error.UAA008`).
+ * A namespace per feature keeps files small and lets features be translated apart.
+ * Adding a namespace means adding one import line per language below.
+ */
+import app from '../config/app.json';
+
+import zhAuth from './zh-CN/auth.json';
+import zhCode from './zh-CN/code.json';
+import zhCommon from './zh-CN/common.json';
+import zhEntity from './zh-CN/entity.json';
+import zhError from './zh-CN/error.json';
+import zhMenu from './zh-CN/menu.json';
+import zhPermission from './zh-CN/permission.json';
+import zhSms from './zh-CN/sms.json';
+import zhValidation from './zh-CN/validation.json';
+import enAuth from './en-US/auth.json';
+import enCode from './en-US/code.json';
+import enCommon from './en-US/common.json';
+import enEntity from './en-US/entity.json';
+import enError from './en-US/error.json';
+import enMenu from './en-US/menu.json';
+import enPermission from './en-US/permission.json';
+import enSms from './en-US/sms.json';
+import enValidation from './en-US/validation.json';
+import ruAuth from './ru-RU/auth.json';
+import ruCode from './ru-RU/code.json';
+import ruCommon from './ru-RU/common.json';
+import ruEntity from './ru-RU/entity.json';
+import ruError from './ru-RU/error.json';
+import ruMenu from './ru-RU/menu.json';
+import ruPermission from './ru-RU/permission.json';
+import ruSms from './ru-RU/sms.json';
+import ruValidation from './ru-RU/validation.json';
+import esAuth from './es-ES/auth.json';
+import esCode from './es-ES/code.json';
+import esCommon from './es-ES/common.json';
+import esEntity from './es-ES/entity.json';
+import esError from './es-ES/error.json';
+import esMenu from './es-ES/menu.json';
+import esPermission from './es-ES/permission.json';
+import esSms from './es-ES/sms.json';
+import esValidation from './es-ES/validation.json';
+
+export type Dictionary = Record<string, string>;
+export type LanguageCode = (typeof app.languages)[number]['code'];
+
+const namespaces: Record<string, Record<string, Record<string, string>>> = {
+  'zh-CN': { auth: zhAuth, code: zhCode, common: zhCommon, entity: zhEntity, error: zhError, menu: zhMenu, permission: zhPermission, sms: zhSms, validation: zhValidation },
+  'en-US': { auth: enAuth, code: enCode, common: enCommon, entity: enEntity, error: enError, menu: enMenu, permission: enPermission, sms: enSms, validation: enValidation },
+  'ru-RU': { auth: ruAuth, code: ruCode, common: ruCommon, entity: ruEntity, error: ruError, menu: ruMenu, permission: ruPermission, sms: ruSms, validation: ruValidation },
+  'es-ES': { auth: esAuth, code: esCode, common: esCommon, entity: esEntity, error: esError, menu: esMenu, permission: esPermission, sms: esSms, validation: esValidation },
+};
+
+function flatten(byNamespace: Record<string, Record<string, string>>): Dictionary {
+  const out: Dictionary = {};
+  for (const [ns, entries] of Object.entries(byNamespace)) {
+    for (const [key, text] of Object.entries(entries)) {
+      if (key.startsWith('$')) continue; // "$comment" and similar annotations
+      out[`${ns}.${key}`] = text;
+    }
+  }
+  return out;
+}
+
+/** Flat dictionaries by language code: `resources['en-US']['error.UAA008']`. */
+export const resources: Record<string, Dictionary> = Object.fromEntries(
+  Object.entries(namespaces).map(([lang, byNs]) => [lang, flatten(byNs)]),
+);
+
+export const languageCodes: string[] = app.languages.map((l) => l.code);
+export const defaultLanguage: string = app.defaultLanguage;
+
+/** Languages to try, in order, for a text missing in `lang` (es-ES is partial). */
+export function fallbackChain(lang: string): string[] {
+  const fb = (app.fallbackLanguages as Record<string, string[]>)[lang] ?? app.fallbackLanguages.default;
+  return [lang, ...fb.filter((l) => l !== lang)];
+}
+
+/**
+ * Picks a supported language from a cookie value or an Accept-Language header
+ * ("en", "en-GB;q=0.8", "ru"): exact match first, then by primary subtag.
+ */
+export function matchLanguage(candidates: Array<string | undefined | null>): string | undefined {
+  for (const raw of candidates) {
+    if (!raw) continue;
+    for (const part of raw.split(',')) {
+      const tag = part.split(';')[0].trim();
+      if (!tag) continue;
+      const exact = languageCodes.find((c) => c.toLowerCase() === tag.toLowerCase());
+      if (exact) return exact;
+      const primary = tag.split('-')[0].toLowerCase();
+      const byPrimary = languageCodes.find((c) => c.split('-')[0].toLowerCase() === primary);
+      if (byPrimary) return byPrimary;
+    }
+  }
+  return undefined;
+}
+
+/** Translates with fallback and {name} interpolation; an unknown key returns itself. */
+export function translate(lang: string, key: string, params?: Record<string, unknown>): string {
+  let text: string | undefined;
+  for (const l of fallbackChain(lang)) {
+    text = resources[l]?.[key];
+    if (text !== undefined) break;
+  }
+  if (text === undefined) return key;
+  if (!params) return text;
+  return text.replace(/\{\{?(\w+)\}?\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}

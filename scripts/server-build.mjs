@@ -1,0 +1,37 @@
+// Bundles the TypeScript server into .build/server.cjs with esbuild (packages stay
+// external), so `npm start` loads one prepared file instead of compiling TypeScript
+// at every start. Rebuilt when the server's sources change (hash in .build/server.stamp).
+// Development (`npm run dev`) and tests run the sources directly through tsx.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hashFiles, root } from './ui-build.mjs';
+
+const INPUTS = ['server', 'config', 'locales', 'mock', 'package.json', 'package-lock.json'];
+export const serverBundle = path.join(root, '.build', 'server.cjs');
+const stamp = path.join(root, '.build', 'server.stamp');
+
+export async function ensureServerBuild({ log = console.log } = {}) {
+  const hash = hashFiles(INPUTS);
+  if (fs.existsSync(serverBundle) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === hash) return serverBundle;
+  const started = Date.now();
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [path.join(root, 'server', 'main.ts')],
+    outfile: serverBundle,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  fs.writeFileSync(stamp, hash);
+  log(`[rcloud] server bundled in ${Date.now() - started} ms`);
+  return serverBundle;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await ensureServerBuild();
+}

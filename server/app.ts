@@ -1,0 +1,71 @@
+/**
+ * Builds the Fastify application around an open database and file storage.
+ * Layers load in order: external plugins (platform: ids, language, errors; docs; UI)
+ * → domain plugins → the routes of each service under its versioned prefix.
+ * Tests call buildApp and use app.inject; main.ts adds the listener and signals.
+ */
+import crypto from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import type { Db } from './db';
+import type { FileStorage } from './storage';
+import type { ServerConfig } from './config';
+import { loadSchemas } from './lib/schemas';
+import platform from './plugins/platform';
+import docs from './plugins/docs';
+import ui from './plugins/ui';
+import auth from './plugins/auth';
+import { SERVICES } from './routes/services';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Db;
+    storage: FileStorage;
+    config: ServerConfig;
+  }
+}
+
+export interface BuildOptions {
+  /** The database, or the promise of it while it still opens (it is in place before the app is ready). */
+  db: Db | Promise<Db>;
+  storage: FileStorage;
+  config: ServerConfig;
+  /** Pino options, or false for silent tests. */
+  logger?: boolean | object;
+}
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: opts.config.logLevel },
+    // Per-request lines cost throughput and say little; errors are always logged.
+    logController: new LogController({ disableRequestLogging: !opts.config.logRequests }),
+    genReqId: () => crypto.randomUUID(),
+    trustProxy: opts.config.trustProxy,
+    bodyLimit: 10 * 1024 * 1024,
+    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+  });
+  if (opts.db instanceof Promise) {
+    app.decorate('db', null as unknown as Db);
+    // Plugin contexts inherit the decorator from this instance, so setting it here reaches them all.
+    const pending = opts.db.then((db) => {
+      app.db = db;
+    });
+    app.addHook('onReady', () => pending);
+  } else {
+    app.decorate('db', opts.db);
+  }
+  app.decorate('storage', opts.storage);
+  app.decorate('config', opts.config);
+  for (const schema of loadSchemas()) app.addSchema(schema);
+
+  await app.register(platform, { appIds: opts.config.appIds });
+  await app.register(auth);
+  await app.register(formbody);
+  await app.register(docs);
+  await app.register(ui, { distDir: opts.config.distDir });
+
+  for (const service of SERVICES) {
+    if (service.routes) await app.register(service.routes, { prefix: service.prefix });
+  }
+  return app;
+}

@@ -1,0 +1,84 @@
+/**
+ * Runtime configuration from the environment. Every variable the server reads is
+ * here (and in the README's configuration table); nothing else reads process.env.
+ */
+import path from 'node:path';
+import app from '../config/app.json';
+import { ROOT } from './paths';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  filesDir: string;
+  distDir: string;
+  logLevel: string;
+  logRequests: boolean;
+  seedDemo: boolean;
+  trustProxy: boolean;
+  appIds: string[];
+  shutdownTimeoutMs: number;
+  identity: IdentityConfig;
+}
+
+export interface IdentityConfig {
+  /** A session without remember-me ends after this long without a request. */
+  sessionIdleMinutes: number;
+  /** Remember-me ("7-day auto login") sessions last this long from login. */
+  rememberMeDays: number;
+  /** Wrong passwords in a row that lock the account. */
+  maxFailures: number;
+  /** How long a lock lasts unless an administrator unlocks the user first. */
+  lockMinutes: number;
+  /** A password older than this must be changed at the next login; 0 turns expiry off. */
+  passwordMaxAgeDays: number;
+  smsProvider: 'log' | 'http';
+  smsGatewayUrl?: string;
+  smsGatewayKey?: string;
+  smsMobileIntervalSeconds: number;
+  smsMobileDaily: number;
+  smsIpHourly: number;
+  /** Production first start without demo data: the first administrator. */
+  adminMobile?: string;
+  adminPassword?: string;
+}
+
+function bool(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const root = ROOT;
+  const dataDir = path.resolve(env.DATA_DIR || path.join(root, 'data'));
+  return {
+    port: Number(env.PORT || 8000),
+    host: env.HOST || '0.0.0.0',
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir,
+    filesDir: path.join(dataDir, 'files'),
+    distDir: path.resolve(env.DIST_DIR || path.join(root, 'dist')),
+    logLevel: env.LOG_LEVEL || 'info',
+    logRequests: bool(env.LOG_REQUESTS, false),
+    seedDemo: bool(env.SEED_DEMO, true),
+    trustProxy: bool(env.TRUST_PROXY, false),
+    appIds: env.APP_IDS ? env.APP_IDS.split(',').map((s) => s.trim()).filter(Boolean) : app.appIds,
+    shutdownTimeoutMs: Number(env.SHUTDOWN_TIMEOUT_MS || 4500),
+    identity: {
+      sessionIdleMinutes: Number(env.SESSION_IDLE_MINUTES || 30),
+      rememberMeDays: Number(env.REMEMBER_ME_DAYS || 7),
+      maxFailures: Number(env.LOGIN_MAX_FAILURES || 4),
+      lockMinutes: Number(env.LOGIN_LOCK_MINUTES || 60),
+      passwordMaxAgeDays: Number(env.PASSWORD_MAX_AGE_DAYS ?? 180),
+      smsProvider: env.SMS_PROVIDER === 'http' ? 'http' : 'log',
+      smsGatewayUrl: env.SMS_GATEWAY_URL || undefined,
+      smsGatewayKey: env.SMS_GATEWAY_KEY || undefined,
+      smsMobileIntervalSeconds: Number(env.SMS_MOBILE_INTERVAL_SECONDS || 60),
+      smsMobileDaily: Number(env.SMS_MOBILE_DAILY || 10),
+      smsIpHourly: Number(env.SMS_IP_HOURLY || 20),
+      adminMobile: env.ADMIN_MOBILE || undefined,
+      adminPassword: env.ADMIN_PASSWORD || undefined,
+    },
+  };
+}

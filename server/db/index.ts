@@ -1,0 +1,40 @@
+/**
+ * The database behind one small interface, so the same SQL runs on the embedded
+ * PGlite (no DATABASE_URL) and on a real PostgreSQL server (DATABASE_URL set).
+ * Repositories take a `Queryable`, which is either the database or an open transaction.
+ */
+import { openPglite } from './pglite';
+import { openPostgres } from './postgres';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs several statements separated by semicolons (migrations); no parameters. */
+  exec(sql: string): Promise<void>;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding a session-level advisory lock, on one connection, so
+   * that two instances starting at once do not both migrate or seed.
+   */
+  withAdvisoryLock<T>(key: number, fn: (q: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenDbOptions {
+  databaseUrl?: string;
+  /** PGlite data directory; undefined means in memory (tests). */
+  dataDir?: string;
+}
+
+export async function openDb(options: OpenDbOptions): Promise<Db> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+}

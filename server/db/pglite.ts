@@ -1,0 +1,48 @@
+/**
+ * Embedded PostgreSQL (PGlite, WebAssembly) for a one-command start without a
+ * database server. It is one connection: PGlite serialises queries itself, and a
+ * transaction holds the connection until it ends.
+ */
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { Db, Queryable, QueryResult } from './index';
+
+function wrap(conn: { query: PGlite['query'] }): Queryable {
+  return {
+    async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const r = await conn.query<T>(sql, params as any[]);
+      // PGlite reports affectedRows 0 for a SELECT; count returned rows then, as pg does.
+      return { rows: r.rows, rowCount: Math.max(r.rows.length, r.affectedRows ?? 0) };
+    },
+  };
+}
+
+export async function openPglite(dataDir?: string): Promise<Db> {
+  if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
+  const pg = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  const base = wrap(pg);
+  const db: Db = {
+    kind: 'pglite',
+    query: base.query,
+    async exec(sql) {
+      await pg.exec(sql);
+    },
+    tx(fn) {
+      return pg.transaction((t) => fn(wrap(t)));
+    },
+    async withAdvisoryLock(key, fn) {
+      // One process owns a PGlite directory, so the lock only guards against
+      // re-entrance; it is taken anyway to keep one code path for both databases.
+      await pg.query('SELECT pg_advisory_lock($1)', [key]);
+      try {
+        return await fn(db);
+      } finally {
+        await pg.query('SELECT pg_advisory_unlock($1)', [key]);
+      }
+    },
+    async close() {
+      if (!pg.closed) await pg.close();
+    },
+  };
+  return db;
+}

@@ -1,0 +1,54 @@
+/**
+ * Function permissions and menus, from config/permissions.json and config/routes.json.
+ * A permission key is "module:action"; a role grants {module: [actions]}. A route
+ * of the UI is visible when the role has any right in its module (or it names none).
+ * Pure functions: the server decides with them, the tests call them directly.
+ */
+import permissions from '../../config/permissions.json';
+import routes from '../../config/routes.json';
+
+export type PermissionMap = Record<string, string[]>;
+
+export const MODULES: Record<string, string[]> = permissions.modules;
+
+/** Throws on a key that config/permissions.json does not declare: a typo must not open a route. */
+export function assertPermissionKey(key: string): void {
+  const [module, action] = key.split(':');
+  if (!MODULES[module] || !action || !MODULES[module].includes(action)) {
+    throw new Error(`permission "${key}" is not declared in config/permissions.json`);
+  }
+}
+
+export function hasPermission(map: PermissionMap | undefined, key: string): boolean {
+  const [module, action] = key.split(':');
+  return !!map?.[module]?.includes(action);
+}
+
+/** Keeps only declared modules and actions, without duplicates (what a role may store). */
+export function normalizePermissions(map: PermissionMap | undefined): PermissionMap {
+  const out: PermissionMap = {};
+  for (const [module, actions] of Object.entries(map ?? {})) {
+    if (!MODULES[module] || !Array.isArray(actions)) continue;
+    const kept = MODULES[module].filter((a) => actions.includes(a));
+    if (kept.length) out[module] = kept;
+  }
+  return out;
+}
+
+/** Every right of every module: the regional administrator's grant. */
+export function allPermissions(): PermissionMap {
+  return Object.fromEntries(Object.entries(MODULES).map(([m, a]) => [m, [...a]]));
+}
+
+interface RouteEntry {
+  name: string;
+  permission?: string;
+}
+
+const guardedRoutes: RouteEntry[] = [...routes.fullScreen, ...routes.layout];
+
+/** Route names of config/routes.json the permission map shows (menuList of user/info). */
+export function menuList(map: PermissionMap | undefined): string[] {
+  if (!map || Object.keys(map).length === 0) return [];
+  return guardedRoutes.filter((r) => !r.permission || (map[r.permission]?.length ?? 0) > 0).map((r) => r.name);
+}

@@ -1,0 +1,117 @@
+/**
+ * Server-side paging, sorting and filtering for list calls: the body
+ * {page, pageSize, sort: {field, order}, filters: {field: value | [from, to]}} is
+ * turned into one parameterised query over a resource's declared columns, with the
+ * caller's data scope. Only declared fields can be sorted or filtered: the request
+ * never reaches SQL as text.
+ */
+import type { Queryable } from '../db';
+import { scopeSql, type DataScope, type ScopeTarget } from '../identity/scope';
+
+export type FilterKind = 'eq' | 'like' | 'range' | 'in';
+
+export interface ListSpec {
+  /** FROM clause with joins, e.g. "department d JOIN org o ON o.id = d.hospital_id". */
+  from: string;
+  /** SELECT list producing the API's camelCase fields. */
+  select: string;
+  /** API field → SQL expression, for sorting and filtering. */
+  columns: Record<string, string>;
+  filters: Record<string, FilterKind>;
+  defaultSort: string;
+  scope?: ScopeTarget;
+  /** Extra fixed condition (e.g. "o.kind <> 'region'"). */
+  where?: string;
+  /** Filters that are not a plain column test, given the parameter placeholder (e.g. membership EXISTS). */
+  customFilters?: Record<string, (param: string) => string>;
+}
+
+export interface ListBody {
+  page?: number;
+  pageSize?: number;
+  sort?: { field?: string; order?: 'ascend' | 'descend' };
+  filters?: Record<string, unknown>;
+}
+
+export const MAX_PAGE_SIZE = 100;
+
+export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | undefined) {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (spec.where) where.push(spec.where);
+  if (scope && spec.scope) where.push(scopeSql(scope, spec.scope, params));
+  for (const [field, raw] of Object.entries(body.filters ?? {})) {
+    const custom = spec.customFilters?.[field];
+    if (custom && raw !== undefined && raw !== null && raw !== '') {
+      params.push(raw);
+      where.push(custom(`$${params.length}`));
+      continue;
+    }
+    const kind = spec.filters[field];
+    const column = spec.columns[field];
+    if (!kind || !column || raw === undefined || raw === null || raw === '') continue;
+    if (kind === 'like') {
+      params.push(`%${String(raw).replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      where.push(`${column}::text ILIKE $${params.length}`);
+    } else if (kind === 'range' && Array.isArray(raw)) {
+      const [from, to] = raw;
+      if (from !== undefined && from !== null && from !== '') {
+        params.push(from);
+        where.push(`${column} >= $${params.length}`);
+      }
+      if (to !== undefined && to !== null && to !== '') {
+        params.push(to);
+        where.push(`${column} < $${params.length}`);
+      }
+    } else if (kind === 'in' || Array.isArray(raw)) {
+      params.push((Array.isArray(raw) ? raw : [raw]).map(String));
+      where.push(`${column}::text = ANY($${params.length}::text[])`);
+    } else {
+      params.push(String(raw));
+      where.push(`${column}::text = $${params.length}`);
+    }
+  }
+  const sortColumn = body.sort?.field ? spec.columns[body.sort.field] : undefined;
+  const order = sortColumn ? `${sortColumn} ${body.sort?.order === 'descend' ? 'DESC' : 'ASC'} NULLS LAST, ${spec.defaultSort}` : spec.defaultSort;
+  const pageSize = Math.min(Math.max(1, Math.trunc(body.pageSize ?? 20)), MAX_PAGE_SIZE);
+  const page = Math.max(1, Math.trunc(body.page ?? 1));
+  params.push(pageSize, (page - 1) * pageSize);
+  const sql = `SELECT ${spec.select}, count(*) OVER () AS "__total"
+                 FROM ${spec.from}
+                ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                ORDER BY ${order}
+                LIMIT $${params.length - 1} OFFSET $${params.length}`;
+  return { sql, params };
+}
+
+export async function runList<T extends Record<string, unknown>>(
+  q: Queryable,
+  spec: ListSpec,
+  body: ListBody,
+  scope: DataScope | undefined,
+): Promise<{ list: T[]; total: number }> {
+  const { sql, params } = buildListSql(spec, body, scope);
+  const { rows } = await q.query<T & { __total: number }>(sql, params);
+  let total = rows.length ? Number(rows[0].__total) : 0;
+  if (!rows.length && (body.page ?? 1) > 1) {
+    // Past the last page: still report how many there are.
+    const count = buildListSql(spec, { ...body, page: 1, pageSize: 1 }, scope);
+    const r = await q.query<{ __total: number }>(count.sql, count.params);
+    total = r.rows.length ? Number(r.rows[0].__total) : 0;
+  }
+  return { list: rows.map(({ __total, ...rest }) => rest as unknown as T), total };
+}
+
+/** Request schema of every list call. */
+export const listBodySchema = {
+  type: 'object',
+  properties: {
+    page: { type: 'integer', minimum: 1, default: 1 },
+    pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 },
+    sort: {
+      type: 'object',
+      properties: { field: { type: 'string', maxLength: 64 }, order: { type: 'string', enum: ['ascend', 'descend'] } },
+    },
+    filters: { type: 'object' },
+  },
+} as const;

@@ -1,0 +1,156 @@
+/**
+ * The server half of the resource contract the generic admin screens use
+ * (react-admin's data provider, by resource): for a base path it registers
+ *   POST {base}/list  GET {base}/detail/:id  POST {base}/save  POST {base}/delete/:id  GET {base}/options
+ * with their permissions (module:view/add/edit/delete), schemas by $ref and the
+ * caller's data scope. A resource supplies only its SQL and its rules.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db';
+import type { AuthContext } from '../identity/sessions';
+import { hasPermission } from '../identity/access';
+import { caller } from '../plugins/auth';
+import { AppError } from './errors';
+import { listBodySchema, runList, type ListBody, type ListSpec } from './list';
+import { ok, replies } from './reply';
+
+export interface ResourceDef<T extends { id?: number }> {
+  /** Path under the service prefix, e.g. "user". */
+  path: string;
+  tag: string;
+  /** Permission module, e.g. "system.user". */
+  module: string;
+  /** $id of the entity schema, e.g. "entities/user.json". */
+  entity: string;
+  /** Rows belong to hospitals (default); false for region-wide data such as roles. */
+  hospitalScoped?: boolean;
+  /** Code for "no such row (or not yours)". */
+  notFound: string;
+  list: ListSpec;
+  /** One row by id within the caller's scope, or undefined. */
+  get(q: Queryable, id: number, me: AuthContext): Promise<T | undefined>;
+  /** Creates or updates (body.id) in a transaction; returns the id. */
+  save(q: Queryable, body: T, me: AuthContext): Promise<number>;
+  remove(q: Queryable, id: number, me: AuthContext): Promise<void>;
+  options?(q: Queryable, query: Record<string, string>, me: AuthContext): Promise<Array<{ value: number | string; label: string }>>;
+  /** Query parameters the options call accepts. */
+  optionParams?: Record<string, object>;
+}
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
+
+export function registerResource<T extends { id?: number }>(fastify: FastifyInstance, def: ResourceDef<T>) {
+  const base = `/${def.path}`;
+  const entity = { $ref: def.entity };
+  const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
+  const load = async (q: Queryable, id: number, me: AuthContext) => {
+    const row = await def.get(q, id, me);
+    if (!row) throw new AppError(def.notFound);
+    return dropNulls(row);
+  };
+
+  fastify.post<{ Body: ListBody }>(
+    `${base}/list`,
+    {
+      config: { permission: `${def.module}:view` },
+      schema: {
+        tags: [def.tag],
+        summary: `List ${def.path} (paged, sorted, filtered, within the data scope)`,
+        body: listBodySchema,
+        response: replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } }),
+      },
+    },
+    async (request) => {
+      const { list, total } = await runList(fastify.db, def.list, request.body ?? {}, caller(request).scope);
+      return ok({ list: list.map(dropNulls), total });
+    },
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    `${base}/detail/:id`,
+    {
+      config: { permission: `${def.module}:view`, scoped },
+      schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
+    },
+    async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
+  );
+
+  fastify.post<{ Body: T }>(
+    `${base}/save`,
+    {
+      // Creating and editing are separate rights; the handler checks the one that applies.
+      config: { permission: [`${def.module}:add`, `${def.module}:edit`] },
+      schema: {
+        tags: [def.tag],
+        summary: `Create (no id) or update ${def.path}`,
+        body: entity,
+        response: replies({ type: 'object', additionalProperties: true }),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const body = request.body as T;
+      if (!hasPermission(me.permissions, `${def.module}:${body.id ? 'edit' : 'add'}`)) throw new AppError('UAA103');
+      const id = await fastify.db.tx(async (q) => {
+        if (body.id) await load(q, body.id, me);
+        return def.save(q, body, me);
+      });
+      return ok(await load(fastify.db, id, me));
+    },
+  );
+
+  fastify.post<{ Params: { id: number } }>(
+    `${base}/delete/:id`,
+    {
+      config: { permission: `${def.module}:delete`, scoped },
+      schema: { tags: [def.tag], summary: `Delete ${def.path}`, params: idParams, response: replies({ type: 'null' }) },
+    },
+    async (request) => {
+      const me = caller(request);
+      await fastify.db.tx(async (q) => {
+        await load(q, request.params.id, me);
+        await def.remove(q, request.params.id, me);
+      });
+      return ok(null);
+    },
+  );
+
+  if (def.options) {
+    const options = def.options;
+    fastify.get<{ Querystring: Record<string, string> }>(
+      `${base}/options`,
+      {
+        config: { session: true },
+        schema: {
+          tags: [def.tag],
+          summary: `${def.path} as {value, label} options within the data scope`,
+          querystring: { type: 'object', properties: def.optionParams ?? {} },
+          response: replies({ type: 'array', items: { type: 'object', properties: { value: { type: ['integer', 'string'] }, label: { type: 'string' } } } }),
+        },
+      },
+      async (request: FastifyRequest<{ Querystring: Record<string, string> }>) => ok(await options(fastify.db, request.query, caller(request))),
+    );
+  }
+}
+
+/**
+ * An empty optional field is absent rather than null, so what the API sends back
+ * validates against the same entity schema when a form saves it again.
+ */
+export function dropNulls<T extends object>(row: T): T {
+  return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null)) as T;
+}
+
+/** Maps a unique-constraint violation to a catalogue code by constraint name. */
+export async function uniqueOr<T>(work: () => Promise<T>, byConstraint: Record<string, string>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    const err = e as { code?: string; constraint?: string; message?: string };
+    if (err.code === '23505') {
+      const hit = Object.entries(byConstraint).find(([name]) => err.constraint === name || err.message?.includes(name));
+      if (hit) throw new AppError(hit[1]);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Every JSON Schema under schemas/, registered once with the server's ajv (addSchema).
+ * schemas/views/ holds screen descriptions (columns, query options, form groups) for
+ * the client, not schemas of API payloads, so it is not registered.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { SCHEMAS_DIR } from '../paths';
+
+export { SCHEMAS_DIR };
+
+export function loadSchemas(dir = SCHEMAS_DIR): Array<{ $id: string }> {
+  const out: Array<{ $id: string }> = [];
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) {
+        if (!(d === dir && entry.name === 'views')) walk(full);
+      }
+      else if (entry.name.endsWith('.json')) {
+        const schema = JSON.parse(fs.readFileSync(full, 'utf8'));
+        if (!schema.$id) throw new Error(`${full} has no $id`);
+        out.push(schema);
+      }
+    }
+  };
+  walk(dir);
+  const seen = new Set<string>();
+  for (const s of out) {
+    if (seen.has(s.$id)) throw new Error(`two schemas share the $id ${s.$id}`);
+    seen.add(s.$id);
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * Authorization for the whole /api: every route declares in its `config` either
+ * `public: true`, `session: true` (any logged-in caller) or `permission:
+ * "module:action"`; a route that declares none fails at start-up, so nothing is
+ * opened by omission. One onRequest hook resolves the token (X-Auth-Token, or
+ * `Authorization: Bearer` for DICOMweb clients) on each route that is not public, refuses what the session may not
+ * do, and leaves `request.auth` (user, hospital, permissions, data scope) for handlers.
+ */
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../lib/errors';
+import { assertPermissionKey, hasPermission } from '../identity/access';
+import { resolveSession, type AuthContext } from '../identity/sessions';
+import { sendError } from './platform';
+
+export interface RouteAccess {
+  public?: boolean;
+  session?: boolean;
+  /** "module:action", or several of which the caller needs any (the handler then checks the one that applies). */
+  permission?: string | string[];
+  /** Allowed before the caller has chosen a hospital (several memberships). */
+  allowWithoutHospital?: boolean;
+  /** Allowed while the password has expired (to change it). */
+  allowWhenPasswordExpired?: boolean;
+  /** The route reads one row by this path parameter: the authorization test tries another hospital's id. */
+  scoped?: { resource: string; param: string };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteAccess {}
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+  interface FastifyInstance {
+    /** Every /api route with its access declaration (the authorization test walks it). */
+    apiRoutes: Array<{ method: string; url: string; access: RouteAccess }>;
+  }
+}
+
+/** The caller of a route that is not public (handlers may rely on it). */
+export function caller(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new AppError('UAA005');
+  return request.auth;
+}
+
+export function tokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-auth-token'];
+  if (typeof header === 'string' && header) return header;
+  const authz = request.headers.authorization;
+  if (authz?.startsWith('Bearer ')) return authz.slice(7).trim() || undefined;
+  return undefined;
+}
+
+async function auth(fastify: FastifyInstance) {
+  const registry: FastifyInstance['apiRoutes'] = [];
+  fastify.decorate('apiRoutes', registry);
+
+  fastify.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api')) return;
+    const config = (route.config ?? {}) as RouteAccess;
+    if (route.url.startsWith('/api/docs')) {
+      route.config = { ...config, public: true } as typeof route.config;
+      return;
+    }
+    const declared = [config.public, config.session, config.permission].filter(Boolean).length;
+    if (declared !== 1) {
+      throw new Error(`${route.method} ${route.url}: declare exactly one of config.public, config.session or config.permission`);
+    }
+    for (const key of [config.permission ?? []].flat()) assertPermissionKey(key);
+    // Only routes that need a caller run the session lookup (public ones, like the health probe, skip it).
+    if (!config.public) route.onRequest = [authenticate, ...[route.onRequest ?? []].flat()];
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') registry.push({ method, url: route.url, access: config });
+    }
+  });
+
+  const authenticate: onRequestAsyncHookHandler = async function (request, reply) {
+    const config = request.routeOptions.config as RouteAccess;
+    const token = tokenOf(request);
+    const ctx = token ? await resolveSession(fastify.db, fastify.config.identity, token) : null;
+    if (!ctx) return sendError(request, reply, new AppError('UAA005'));
+    if (ctx.status !== 1) return sendError(request, reply, new AppError('UAA003'));
+    if (ctx.passwordExpired && !config.allowWhenPasswordExpired) return sendError(request, reply, new AppError('UAA012'));
+    if (ctx.hospitalId === null && !config.allowWithoutHospital) return sendError(request, reply, new AppError('UAA103'));
+    if (config.permission && ![config.permission].flat().some((key) => hasPermission(ctx.permissions, key))) {
+      return sendError(request, reply, new AppError('UAA103'));
+    }
+    request.auth = ctx;
+  };
+}
+
+export default fp(auth, { name: 'auth', dependencies: ['platform'] });

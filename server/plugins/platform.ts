@@ -1,0 +1,138 @@
+/**
+ * Cross-cutting request handling for every route: request ids, the request's
+ * language, the X-App-Id gate on /api, the one error handler and the not-found reply.
+ * Registered first (external layer); touches no domain data.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import app from '../../config/app.json';
+import { translate } from '../../locales';
+import { AppError, errorTextKey } from '../lib/errors';
+import { requestLanguage } from '../lib/language';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    lang: string;
+  }
+}
+
+/** Paths under /api that answer without the X-App-Id header (probes, API docs). */
+const OPEN_API_PATHS = [/^\/api\/health$/, /^\/api\/docs(\/|$)/];
+
+export function t(request: FastifyRequest, key: string, params?: Record<string, unknown>): string {
+  return translate(request.lang, key, params);
+}
+
+/** Sends a catalogue failure in the envelope with its HTTP status. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const body: Record<string, unknown> = {
+    status: err.code,
+    message: t(request, errorTextKey(err.code), err.params),
+    ...err.extra,
+  };
+  if (err.httpStatus >= 500) body.requestId = request.id;
+  return reply.code(err.httpStatus).type('application/json; charset=utf-8').send(body);
+}
+
+/** ajv keyword → validation.<key> text; the first failing field is named in the reply. */
+const KEYWORD_KEYS: Record<string, string> = {
+  required: 'validation.required',
+  minLength: 'validation.minLength',
+  maxLength: 'validation.maxLength',
+  minimum: 'validation.minimum',
+  maximum: 'validation.maximum',
+  exclusiveMinimum: 'validation.minimum',
+  exclusiveMaximum: 'validation.maximum',
+  enum: 'validation.enum',
+  const: 'validation.enum',
+  format: 'validation.format',
+  pattern: 'validation.pattern',
+  type: 'validation.type',
+  additionalProperties: 'validation.additionalProperties',
+  minItems: 'validation.minItems',
+  maxItems: 'validation.maxItems',
+  uniqueItems: 'validation.uniqueItems',
+};
+
+export function validationFailure(error: FastifyError): AppError {
+  const first = error.validation?.[0] as
+    | { keyword: string; instancePath?: string; params?: Record<string, any> }
+    | undefined;
+  if (!first) return new AppError('UAA421', { detail: error.message }, {});
+  const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
+  const field =
+    first.params?.missingProperty ??
+    first.params?.additionalProperty ??
+    (pathParts.length ? pathParts.join('.') : error.validationContext ?? '');
+  const key = KEYWORD_KEYS[first.keyword] ?? 'validation.invalid';
+  const limit = first.params?.limit ?? first.params?.comparison;
+  return new AppError('UAA421', { detailKey: key, field, limit }, { field });
+}
+
+async function platform(fastify: FastifyInstance, opts: { appIds: string[] }) {
+  const appIds = new Set(opts.appIds);
+
+  // The language is worked out only when a text is needed (errors, SMS), not on every request.
+  const langCache = new WeakMap<FastifyRequest, string>();
+  fastify.decorateRequest('lang', {
+    getter(this: FastifyRequest) {
+      let lang = langCache.get(this);
+      if (!lang) {
+        lang = requestLanguage(this.headers.cookie, this.headers['accept-language'], app.languageCookie);
+        langCache.set(this, lang);
+      }
+      return lang;
+    },
+  });
+  // Callback style: this hook runs on every request, and an async one costs a promise each.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.header('X-Request-Id', request.id);
+    const url = request.url;
+    if (url.startsWith('/api/') && !OPEN_API_PATHS.some((re) => re.test(url.split('?')[0]))) {
+      const id = request.headers['x-app-id'];
+      if (typeof id !== 'string' || !appIds.has(id)) {
+        sendError(request, reply, new AppError('UAA008'));
+        return;
+      }
+    }
+    done();
+  });
+
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) return sendError(request, reply, withDetail(request, error));
+    if (error.validation) return sendError(request, reply, withDetail(request, validationFailure(error)));
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(request, reply, new AppError('UAA413'));
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      // Malformed JSON, wrong content type and similar client faults from Fastify itself.
+      const code = error.statusCode === 429 ? 'UAA009' : 'UAA421';
+      return sendError(request, reply, new AppError(code, { detail: error.message }));
+    }
+    // Everything else is ours: log it whole, answer without internals.
+    request.log.error({ err: error, reqId: request.id }, 'unhandled error');
+    return sendError(request, reply, new AppError('UAA511', { requestId: request.id }));
+  });
+
+  fastify.setNotFoundHandler(async (request, reply) => {
+    if (request.url.startsWith('/api/') || request.url === '/api') {
+      return sendError(request, reply, new AppError('UAA102'));
+    }
+    return fastify.spaFallback(request, reply);
+  });
+}
+
+/** Resolves a validation failure's field message into the UAA421 `detail` parameter. */
+function withDetail(request: FastifyRequest, err: AppError): AppError {
+  const p = err.params as { detailKey?: string; field?: string; limit?: unknown } | undefined;
+  if (!p?.detailKey) return err;
+  const detail = t(request, p.detailKey, { field: p.field, limit: p.limit });
+  return new AppError(err.code, { detail }, err.extra);
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Answers an unknown non-API path: the SPA's index.html when the UI is built, else 404. */
+    spaFallback(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | FastifyReply;
+  }
+}
+
+export default fp(platform, { name: 'platform' });

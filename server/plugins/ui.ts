@@ -1,0 +1,36 @@
+/**
+ * Serves the built UI (dist/) with the SPA fallback: any unknown non-API GET gets
+ * index.html and the client router decides (an unknown route shows /404).
+ * Hashed assets are cached for a year; index.html never, so a deploy shows at once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import fastifyStatic from '@fastify/static';
+
+async function ui(fastify: FastifyInstance, opts: { distDir: string }) {
+  const index = path.join(opts.distDir, 'index.html');
+  const built = fs.existsSync(index);
+  if (built) {
+    await fastify.register(fastifyStatic, {
+      root: opts.distDir,
+      wildcard: true,
+      index: false,
+      setHeaders(res, file) {
+        res.setHeader('Cache-Control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+      },
+    });
+  }
+  const sendIndex = (reply: FastifyReply) =>
+    reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+  // The site root is the SPA too (the static handler refuses directory listings).
+  if (built) fastify.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
+  fastify.decorate('spaFallback', (request: FastifyRequest, reply: FastifyReply) => {
+    const wantsPage = request.method === 'GET' && !path.extname(request.url.split('?')[0]);
+    if (built && wantsPage) return sendIndex(reply);
+    return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
+  });
+}
+
+export default fp(ui, { name: 'ui' });

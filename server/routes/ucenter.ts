@@ -1,0 +1,430 @@
+/**
+ * /api/ucenter/v1: organisations (regional centre, central and subordinate
+ * hospitals), users (several hospitals each, a role in each), roles (function
+ * permissions and data scope). Each is a resource (lib/resource.ts) plus the calls
+ * the resource contract does not cover: unlock a user, a user's signature image,
+ * the permission tree.
+ */
+import type { FastifyInstance } from 'fastify';
+import permissions from '../../config/permissions.json';
+import type { Queryable } from '../db';
+import { AppError } from '../lib/errors';
+import { ok, replies } from '../lib/reply';
+import { registerResource, uniqueOr } from '../lib/resource';
+import { caller } from '../plugins/auth';
+import { hasPermission, normalizePermissions, type PermissionMap } from '../identity/access';
+import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/passwords';
+import { revokeUserSessions, type AuthContext } from '../identity/sessions';
+import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
+import { readImageInfo } from '../lib/images';
+import type { Org } from '../../src/types/generated/entities/org';
+
+
+interface Membership {
+  hospitalId: number;
+  roleId: number;
+  departmentId?: number | null;
+}
+
+interface User {
+  id?: number;
+  mobile: string;
+  username?: string | null;
+  name: string;
+  workNo?: string;
+  sex?: number;
+  title?: number;
+  status: number;
+  memberships: Membership[];
+  password?: string;
+  dataScope?: UserScopeInput | null;
+}
+
+interface Role {
+  id?: number;
+  name: string;
+  explain?: string;
+  permissions?: PermissionMap;
+  dataScope: 'all' | 'own' | 'custom';
+  dataConditions?: ConditionSet | null;
+  regionOrgIds?: number[];
+  remoteOrgIds?: number[];
+}
+
+/** The superior an organisation of each kind must have. */
+const PARENT_KIND: Record<Org['kind'], Org['kind'] | null> = { region: null, central: 'region', subordinate: 'central' };
+
+const ORG_SELECT = `o.id, o.code, o.name, o.kind, o.parent_id AS "parentId", p.name AS "parentName",
+  o.contact_person AS "contactPerson", o.contact_phone AS "contactPhone", o.uploader_flag AS "uploaderFlag",
+  o.upload_ip AS "uploadIp", o.ai_algorithms AS "aiAlgorithms", o.business_mode AS "businessMode", o.created_at AS "createdAt"`;
+
+const USER_SELECT = `u.id, u.mobile, u.username, u.name, u.work_no AS "workNo", u.sex, u.title, u.status,
+  u.data_scope AS "dataScope", (u.signature_key IS NOT NULL) AS "hasSignature",
+  CASE WHEN u.locked_until > now() THEN u.locked_until END AS "lockedUntil", u.last_login_at AS "lastLoginAt",
+  (SELECT string_agg(o.name, '、' ORDER BY m.position, o.id) FROM user_membership m JOIN org o ON o.id = m.hospital_id WHERE m.user_id = u.id) AS "hospitalNames",
+  (SELECT string_agg(DISTINCT r.name, '、') FROM user_membership m JOIN role r ON r.id = m.role_id WHERE m.user_id = u.id) AS "roleNames"`;
+
+const userInScope = (p: string) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.hospital_id = ANY(${p}))`;
+
+const ROLE_SELECT = `r.id, r.name, r.explain, r.permissions, r.data_scope AS "dataScope", r.data_conditions AS "dataConditions",
+  r.region_org_ids AS "regionOrgIds", r.remote_org_ids AS "remoteOrgIds",
+  (SELECT count(DISTINCT m.user_id)::int FROM user_membership m WHERE m.role_id = r.id) AS "userCount"`;
+
+/** The caller's data scope over organisations and over users (through their memberships). */
+const orgScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { hospitalColumn: 'o.id' }, params);
+const userScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { hospitalSql: userInScope }, params);
+
+/** A caller may not hand out rights it does not hold itself. */
+function assertGrantable(me: AuthContext, map: PermissionMap) {
+  for (const [module, actions] of Object.entries(map)) {
+    for (const action of actions) if (!hasPermission(me.permissions, `${module}:${action}`)) throw new AppError('UAA103');
+  }
+}
+
+async function assertHospitalsVisible(q: Queryable, me: AuthContext, ids: number[]) {
+  if (me.scope.all) {
+    const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM org WHERE id = ANY($1::int[])', [ids]);
+    if (rows[0].n !== new Set(ids).size) throw new AppError('UCENTER101');
+    return;
+  }
+  if (ids.some((id) => !me.scope.hospitalIds.includes(id))) throw new AppError('UCENTER101');
+}
+
+export default async function ucenterRoutes(fastify: FastifyInstance) {
+  registerResource<Org>(fastify, {
+    path: 'org',
+    tag: 'ucenter',
+    module: 'system.org',
+    entity: 'entities/org.json',
+    notFound: 'UCENTER101',
+    list: {
+      from: 'org o LEFT JOIN org p ON p.id = o.parent_id',
+      select: ORG_SELECT,
+      columns: { id: 'o.id', name: 'o.name', code: 'o.code', kind: 'o.kind', parentId: 'o.parent_id', contactPerson: 'o.contact_person', businessMode: 'o.business_mode', createdAt: 'o.created_at' },
+      filters: { name: 'like', code: 'like', kind: 'eq', parentId: 'eq', contactPerson: 'like', businessMode: 'eq', createdAt: 'range' },
+      defaultSort: 'o.id',
+      scope: { hospitalColumn: 'o.id' },
+    },
+    async get(q, id, me) {
+      const params: unknown[] = [id];
+      const { rows } = await q.query<Org>(
+        `SELECT ${ORG_SELECT} FROM org o LEFT JOIN org p ON p.id = o.parent_id WHERE o.id = $1 AND ${orgScoped(me, params)}`,
+        params,
+      );
+      return rows[0];
+    },
+    async save(q, org, me) {
+      // New organisations belong to the whole region: only an all-data administrator creates them.
+      if (!org.id && !me.scope.all) throw new AppError('UAA103');
+      const parentKind = PARENT_KIND[org.kind];
+      if (parentKind) {
+        if (!org.parentId) throw new AppError('UCENTER105');
+        const { rows } = await q.query<{ kind: string }>('SELECT kind FROM org WHERE id = $1', [org.parentId]);
+        if (rows[0]?.kind !== parentKind) throw new AppError('UCENTER105');
+        if (org.parentId === org.id) throw new AppError('UCENTER403');
+      }
+      const values = [
+        org.code,
+        org.name,
+        org.kind,
+        parentKind ? org.parentId : null,
+        org.contactPerson ?? null,
+        org.contactPhone ?? null,
+        org.uploaderFlag ?? false,
+        org.uploadIp ?? null,
+        JSON.stringify(org.aiAlgorithms ?? []),
+        org.businessMode ?? null,
+      ];
+      return uniqueOr(async () => {
+        if (org.id) {
+          await q.query(
+            `UPDATE org SET code = $2, name = $3, kind = $4, parent_id = $5, contact_person = $6, contact_phone = $7,
+                    uploader_flag = $8, upload_ip = $9, ai_algorithms = $10::jsonb, business_mode = $11, updated_at = now()
+              WHERE id = $1`,
+            [org.id, ...values],
+          );
+          return org.id;
+        }
+        const { rows } = await q.query<{ id: number }>(
+          `INSERT INTO org (code, name, kind, parent_id, contact_person, contact_phone, uploader_flag, upload_ip, ai_algorithms, business_mode)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) RETURNING id`,
+          values,
+        );
+        return rows[0].id;
+      }, { org_code_key: 'UCENTER106', org_name_key: 'UCENTER102' });
+    },
+    async remove(q, id) {
+      const { rows } = await q.query<{ children: number; members: number }>(
+        `SELECT (SELECT count(*) FROM org WHERE parent_id = $1)::int AS children,
+                ((SELECT count(*) FROM user_membership WHERE hospital_id = $1) + (SELECT count(*) FROM department WHERE hospital_id = $1))::int AS members`,
+        [id],
+      );
+      if (rows[0].children > 0) throw new AppError('UCENTER103');
+      if (rows[0].members > 0) throw new AppError('UCENTER107');
+      await q.query('DELETE FROM org WHERE id = $1', [id]);
+    },
+    optionParams: { kind: { type: 'string', enum: ['region', 'central', 'subordinate'] }, parentId: { type: 'integer' } },
+    async options(q, query, me) {
+      const params: unknown[] = [query.kind ?? null, query.parentId ?? null];
+      const { rows } = await q.query<{ value: number; label: string }>(
+        `SELECT o.id AS value, o.name AS label FROM org o
+          WHERE ($1::text IS NULL OR o.kind = $1) AND ($2::int IS NULL OR o.parent_id = $2)
+            AND ${orgScoped(me, params)}
+          ORDER BY o.id`,
+        params,
+      );
+      return rows;
+    },
+  });
+
+  registerResource<User>(fastify, {
+    path: 'user',
+    tag: 'ucenter',
+    module: 'system.user',
+    entity: 'entities/user.json',
+    notFound: 'UCENTER006',
+    list: {
+      from: 'app_user u',
+      select: USER_SELECT,
+      columns: { id: 'u.id', name: 'u.name', mobile: 'u.mobile', username: 'u.username', workNo: 'u.work_no', status: 'u.status', lastLoginAt: 'u.last_login_at', sex: 'u.sex', title: 'u.title' },
+      filters: { name: 'like', mobile: 'like', username: 'like', workNo: 'like', status: 'eq', sex: 'eq', title: 'eq', lastLoginAt: 'range' },
+      customFilters: {
+        hospitalId: (p) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.hospital_id = ${p}::int)`,
+        roleId: (p) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.role_id = ${p}::int)`,
+      },
+      defaultSort: 'u.id',
+      scope: { hospitalSql: userInScope },
+    },
+    async get(q, id, me) {
+      const params: unknown[] = [id];
+      const { rows } = await q.query<User>(`SELECT ${USER_SELECT} FROM app_user u WHERE u.id = $1 AND ${userScoped(me, params)}`, params);
+      if (!rows[0]) return undefined;
+      const m = await q.query<Membership>(
+        `SELECT hospital_id AS "hospitalId", role_id AS "roleId", department_id AS "departmentId" FROM user_membership WHERE user_id = $1 ORDER BY position, hospital_id`,
+        [id],
+      );
+      return { ...rows[0], memberships: m.rows };
+    },
+    async save(q, user, me) {
+      const hospitals = user.memberships.map((m) => m.hospitalId);
+      if (new Set(hospitals).size !== hospitals.length) throw new AppError('UCENTER402');
+      await assertHospitalsVisible(q, me, hospitals);
+      for (const m of user.memberships) {
+        const role = await q.query('SELECT 1 FROM role WHERE id = $1', [m.roleId]);
+        if (!role.rowCount) throw new AppError('UCENTER201');
+        if (m.departmentId) {
+          const dept = await q.query('SELECT 1 FROM department WHERE id = $1 AND hospital_id = $2', [m.departmentId, m.hospitalId]);
+          if (!dept.rowCount) throw new AppError('BDT104');
+        }
+      }
+      if (user.password !== undefined && !PASSWORD_PATTERN.test(user.password)) {
+        throw new AppError('UAA421', { detailKey: 'validation.password', field: 'password' }, { field: 'password' });
+      }
+      const mobile = user.mobile.replace(/^\+86/, '');
+      const fields = [mobile, user.username || null, user.name, user.workNo ?? null, user.sex ?? null, user.title ?? null, user.status, user.dataScope ? JSON.stringify(user.dataScope) : null];
+      const id = await uniqueOr(async () => {
+        if (user.id) {
+          await q.query(
+            `UPDATE app_user SET mobile = $2, username = $3, name = $4, work_no = $5, sex = $6, title = $7, status = $8,
+                    data_scope = $9::jsonb, updated_at = now() WHERE id = $1`,
+            [user.id, ...fields],
+          );
+          if (user.password) {
+            await q.query('UPDATE app_user SET password_hash = $2, password_weak = $3, password_changed_at = now() WHERE id = $1', [
+              user.id,
+              await hashPassword(user.password),
+              isWeakPassword(user.password),
+            ]);
+          }
+          // Memberships outside the caller's scope are kept; the ones it can see are replaced.
+          const params: unknown[] = [user.id];
+          await q.query(`DELETE FROM user_membership m WHERE m.user_id = $1 AND ${scopeSql(me.scope, { hospitalColumn: 'm.hospital_id' }, params)}`, params);
+          return user.id;
+        }
+        if (!user.password) throw new AppError('UAA421', { detailKey: 'validation.required', field: 'password' }, { field: 'password' });
+        const { rows } = await q.query<{ id: number }>(
+          `INSERT INTO app_user (mobile, username, name, work_no, sex, title, status, data_scope, password_hash, password_weak)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10) RETURNING id`,
+          [...fields, await hashPassword(user.password), isWeakPassword(user.password)],
+        );
+        return rows[0].id;
+      }, { app_user_mobile_key: 'UCENTER009', app_user_username_key: 'UCENTER011' });
+      for (const [position, m] of user.memberships.entries()) {
+        await q.query(
+          `INSERT INTO user_membership (user_id, hospital_id, role_id, department_id, position) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (user_id, hospital_id) DO UPDATE SET role_id = excluded.role_id, department_id = excluded.department_id, position = excluded.position`,
+          [id, m.hospitalId, m.roleId, m.departmentId ?? null, position],
+        );
+      }
+      if (user.id && user.status !== 1) await revokeUserSessions(q, id);
+      return id;
+    },
+    async remove(q, id, me) {
+      if (id === me.userId) throw new AppError('UAA103');
+      await q.query('DELETE FROM app_user WHERE id = $1', [id]);
+    },
+    optionParams: { hospitalId: { type: 'integer' } },
+    async options(q, query, me) {
+      const params: unknown[] = [query.hospitalId ?? null];
+      const { rows } = await q.query<{ value: number; label: string }>(
+        `SELECT u.id AS value, u.name AS label FROM app_user u
+          WHERE ($1::int IS NULL OR EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.hospital_id = $1))
+            AND ${userScoped(me, params)}
+          ORDER BY u.name LIMIT 500`,
+        params,
+      );
+      return rows;
+    },
+  });
+
+  registerResource<Role>(fastify, {
+    path: 'role',
+    tag: 'ucenter',
+    module: 'system.role',
+    entity: 'entities/role.json',
+    hospitalScoped: false,
+    notFound: 'UCENTER201',
+    list: {
+      from: 'role r',
+      select: ROLE_SELECT,
+      columns: { id: 'r.id', name: 'r.name', dataScope: 'r.data_scope', explain: 'r.explain' },
+      filters: { name: 'like', dataScope: 'eq', explain: 'like' },
+      defaultSort: 'r.id',
+    },
+    async get(q, id) {
+      const { rows } = await q.query<Role>(`SELECT ${ROLE_SELECT} FROM role r WHERE r.id = $1`, [id]);
+      return rows[0];
+    },
+    async save(q, role, me) {
+      const granted = normalizePermissions(role.permissions);
+      assertGrantable(me, granted);
+      if (role.dataScope === 'all' && !me.scope.all) throw new AppError('UAA103');
+      if (role.id) {
+        const current = await q.query<{ permissions: PermissionMap }>('SELECT permissions FROM role WHERE id = $1', [role.id]);
+        assertGrantable(me, current.rows[0].permissions);
+      }
+      const values = [
+        role.name,
+        role.explain ?? null,
+        JSON.stringify(granted),
+        role.dataScope,
+        role.dataScope === 'custom' && role.dataConditions ? JSON.stringify(role.dataConditions) : null,
+        JSON.stringify(role.regionOrgIds ?? []),
+        JSON.stringify(role.remoteOrgIds ?? []),
+      ];
+      return uniqueOr(async () => {
+        if (role.id) {
+          await q.query(
+            `UPDATE role SET name = $2, explain = $3, permissions = $4::jsonb, data_scope = $5, data_conditions = $6::jsonb,
+                    region_org_ids = $7::jsonb, remote_org_ids = $8::jsonb, updated_at = now() WHERE id = $1`,
+            [role.id, ...values],
+          );
+          return role.id;
+        }
+        const { rows } = await q.query<{ id: number }>(
+          `INSERT INTO role (name, explain, permissions, data_scope, data_conditions, region_org_ids, remote_org_ids)
+           VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6::jsonb, $7::jsonb) RETURNING id`,
+          values,
+        );
+        return rows[0].id;
+      }, { role_name_key: 'UCENTER202' });
+    },
+    async remove(q, id, me) {
+      const current = await q.query<{ permissions: PermissionMap }>('SELECT permissions FROM role WHERE id = $1', [id]);
+      assertGrantable(me, current.rows[0].permissions);
+      const used = await q.query('SELECT 1 FROM user_membership WHERE role_id = $1 LIMIT 1', [id]);
+      if (used.rowCount) throw new AppError('UCENTER203');
+      await q.query('DELETE FROM role WHERE id = $1', [id]);
+    },
+    async options(q) {
+      const { rows } = await q.query<{ value: number; label: string }>('SELECT id AS value, name AS label FROM role ORDER BY id');
+      return rows;
+    },
+  });
+
+  fastify.get(
+    '/permission/tree',
+    {
+      config: { permission: ['system.role:view'] },
+      schema: { tags: ['ucenter'], summary: 'The function-permission tree (groups → modules → actions)', response: replies({ type: 'object', additionalProperties: true }) },
+    },
+    async () => ok({ groups: permissions.groups, modules: permissions.modules }),
+  );
+
+  fastify.post<{ Params: { id: number } }>(
+    '/user/unlock/:id',
+    {
+      config: { permission: 'system.user:unlock', scoped: { resource: 'user', param: 'id' } },
+      schema: {
+        tags: ['ucenter'],
+        summary: 'Unlock an account locked by wrong passwords',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        response: replies({ type: 'null' }),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const params: unknown[] = [request.params.id];
+      const r = await fastify.db.query(
+        `UPDATE app_user u SET failed_attempts = 0, locked_until = NULL WHERE u.id = $1 AND ${userScoped(me, params)}`,
+        params,
+      );
+      if (!r.rowCount) throw new AppError('UCENTER006');
+      return ok(null);
+    },
+  );
+
+  fastify.post<{ Params: { id: number }; Body: { image: string } }>(
+    '/user/signature/:id',
+    {
+      config: { permission: 'system.user:edit', scoped: { resource: 'user', param: 'id' } },
+      bodyLimit: 2 * 1024 * 1024,
+      schema: {
+        tags: ['ucenter'],
+        summary: 'Upload a signature picture: JPG or PNG, at most 1 MB, 200x130 px (data URL or base64)',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        body: { type: 'object', required: ['image'], properties: { image: { type: 'string', maxLength: 1_500_000 } } },
+        response: replies({ type: 'null' }, [400, 401, 403, 404, 413, 422]),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const params: unknown[] = [request.params.id];
+      const visible = await fastify.db.query(`SELECT 1 FROM app_user u WHERE u.id = $1 AND ${userScoped(me, params)}`, params);
+      if (!visible.rowCount) throw new AppError('UCENTER006');
+      const bytes = Buffer.from(request.body.image.replace(/^data:[^,]*,/, ''), 'base64');
+      const info = readImageInfo(bytes);
+      if (!info) throw new AppError('UCENTER703');
+      if (bytes.length > 1024 * 1024) throw new AppError('UCENTER704');
+      if (info.width !== 200 || info.height !== 130) {
+        throw new AppError('UAA421', { detailKey: 'validation.imageSize', field: 'image', limit: '200x130' }, { field: 'image' });
+      }
+      const key = `signatures/${request.params.id}.${info.type}`;
+      await fastify.storage.put(key, bytes);
+      await fastify.db.query('UPDATE app_user SET signature_key = $2, updated_at = now() WHERE id = $1', [request.params.id, key]);
+      return ok(null);
+    },
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    '/user/signature/:id',
+    {
+      config: { permission: 'system.user:view', scoped: { resource: 'user', param: 'id' } },
+      schema: {
+        tags: ['ucenter'],
+        summary: 'A user’s signature picture',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+      },
+    },
+    async (request, reply) => {
+      const me = caller(request);
+      const params: unknown[] = [request.params.id];
+      const { rows } = await fastify.db.query<{ key: string | null }>(
+        `SELECT u.signature_key AS key FROM app_user u WHERE u.id = $1 AND ${userScoped(me, params)}`,
+        params,
+      );
+      if (!rows[0]?.key) throw new AppError('UCENTER006');
+      return reply.type(rows[0].key.endsWith('.png') ? 'image/png' : 'image/jpeg').send(await fastify.storage.get(rows[0].key));
+    },
+  );
+}

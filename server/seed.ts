@@ -1,0 +1,114 @@
+/**
+ * First-run data, under the startup advisory lock after the migrations:
+ * - the demo region (organisations, departments, roles, accounts) into an empty
+ *   database when SEED_DEMO is on (the default);
+ * - otherwise, on a production install, the first administrator from ADMIN_MOBILE
+ *   and ADMIN_PASSWORD when no user exists yet.
+ */
+import type { Db, Queryable } from './db';
+import type { IdentityConfig } from './config';
+import { DEMO_ORGS } from '../mock/region';
+import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
+import { allPermissions, MODULES, type PermissionMap } from './identity/access';
+import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
+
+export async function seedDemo(locked: Db): Promise<boolean> {
+  const { rows } = await locked.query<{ n: number }>('SELECT count(*)::int AS n FROM org');
+  if (rows[0].n > 0) return false;
+  // Hash outside the transaction: it is the slow part, and one hash per account is enough.
+  const hashes = await Promise.all(DEMO_USERS.map(() => hashPassword(DEMO_PASSWORD)));
+  await locked.tx(async (q) => {
+    const orgs = await insertOrgs(q);
+    const departments = new Map<string, number>();
+    for (const [code, id] of orgs) {
+      for (const [dCode, name, shortcut] of DEMO_DEPARTMENTS) {
+        const r = await q.query<{ id: number }>('INSERT INTO department (hospital_id, code, name, shortcut) VALUES ($1, $2, $3, $4) RETURNING id', [id, dCode, name, shortcut]);
+        departments.set(`${code}/${dCode}`, r.rows[0].id);
+      }
+    }
+    const roles = new Map<string, number>();
+    for (const role of DEMO_ROLES) roles.set(role.key, await insertRole(q, role, orgs));
+    for (const [i, user] of DEMO_USERS.entries()) {
+      const r = await q.query<{ id: number }>(
+        `INSERT INTO app_user (mobile, username, name, work_no, sex, title, status, password_hash, password_weak)
+         VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8) RETURNING id`,
+        [user.mobile, user.username, user.name, user.workNo, user.sex, user.title, hashes[i], isWeakPassword(DEMO_PASSWORD)],
+      );
+      for (const [position, [orgCode, roleKey, deptCode]] of user.memberships.entries()) {
+        await q.query('INSERT INTO user_membership (user_id, hospital_id, role_id, department_id, position) VALUES ($1, $2, $3, $4, $5)', [
+          r.rows[0].id,
+          orgs.get(orgCode),
+          roles.get(roleKey),
+          deptCode ? departments.get(`${orgCode}/${deptCode}`) : null,
+          position,
+        ]);
+      }
+    }
+    await q.query(
+      `INSERT INTO app_meta (key, value) VALUES ('demo_seeded_at', to_jsonb(now()::text))
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+    );
+  });
+  return true;
+}
+
+/** Production first start: one region, one all-powerful role, one administrator. */
+export async function seedAdmin(locked: Db, config: IdentityConfig, log: (msg: string) => void): Promise<boolean> {
+  const { rows } = await locked.query<{ n: number }>('SELECT count(*)::int AS n FROM app_user');
+  if (rows[0].n > 0) return false;
+  if (!config.adminMobile || !config.adminPassword) {
+    log('no user exists: set ADMIN_MOBILE and ADMIN_PASSWORD to create the first administrator');
+    return false;
+  }
+  if (!PASSWORD_PATTERN.test(config.adminPassword)) throw new Error('ADMIN_PASSWORD must be 8-16 digits, letters or common symbols');
+  const hash = await hashPassword(config.adminPassword);
+  await locked.tx(async (q) => {
+    const org = await q.query<{ id: number }>(
+      `INSERT INTO org (code, name, kind) VALUES ('REGION', 'Regional image centre', 'region')
+       ON CONFLICT (code) DO UPDATE SET code = excluded.code RETURNING id`,
+    );
+    const role = await q.query<{ id: number }>(
+      `INSERT INTO role (name, explain, permissions, data_scope) VALUES ('Administrator', '', $1::jsonb, 'all')
+       ON CONFLICT (name) DO UPDATE SET permissions = excluded.permissions RETURNING id`,
+      [JSON.stringify(allPermissions())],
+    );
+    const user = await q.query<{ id: number }>(
+      `INSERT INTO app_user (mobile, name, status, password_hash, password_weak) VALUES ($1, 'Administrator', 1, $2, $3) RETURNING id`,
+      [config.adminMobile, hash, isWeakPassword(config.adminPassword!)],
+    );
+    await q.query('INSERT INTO user_membership (user_id, hospital_id, role_id) VALUES ($1, $2, $3)', [user.rows[0].id, org.rows[0].id, role.rows[0].id]);
+  });
+  return true;
+}
+
+async function insertOrgs(q: Queryable): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const org of DEMO_ORGS) {
+    const parentId = org.parentCode ? ids.get(org.parentCode) : null;
+    const { rows } = await q.query<{ id: number }>(
+      `INSERT INTO org (code, name, kind, parent_id, contact_person, contact_phone, uploader_flag)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+      [org.code, org.name, org.kind, parentId, org.contactPerson, org.contactPhone, org.uploaderFlag],
+    );
+    ids.set(org.code, rows[0].id);
+  }
+  return ids;
+}
+
+export function expandGrants(grants: DemoRole['grants']): PermissionMap {
+  if (grants['*']) return allPermissions();
+  const out: PermissionMap = {};
+  for (const [module, actions] of Object.entries(grants)) {
+    if (!MODULES[module]) throw new Error(`demo role grants unknown module ${module}`);
+    out[module] = actions === '*' ? [...MODULES[module]] : actions.filter((a) => MODULES[module].includes(a));
+  }
+  return out;
+}
+
+async function insertRole(q: Queryable, role: DemoRole, orgs: Map<string, number>): Promise<number> {
+  const { rows } = await q.query<{ id: number }>(
+    `INSERT INTO role (name, explain, permissions, data_scope, region_org_ids) VALUES ($1, $2, $3::jsonb, $4, $5::jsonb) RETURNING id`,
+    [role.name, role.explain, JSON.stringify(expandGrants(role.grants)), role.dataScope, JSON.stringify((role.regionOrgCodes ?? []).map((c) => orgs.get(c)))],
+  );
+  return rows[0].id;
+}

@@ -1,0 +1,44 @@
+/**
+ * Opens the database, migrates and seeds under one advisory lock, and builds the
+ * app. Shared by main.ts (the real process) and the tests, so both start the same way.
+ */
+import type { FastifyInstance } from 'fastify';
+import { openDb, type Db } from './db';
+import { migrate, STARTUP_LOCK_KEY } from './db/migrate';
+import { LocalFileStorage } from './storage';
+import { buildApp } from './app';
+import { seedAdmin, seedDemo } from './seed';
+import type { ServerConfig } from './config';
+
+export interface Platform {
+  app: FastifyInstance;
+  db: Db;
+}
+
+export async function preparePlatform(
+  config: ServerConfig,
+  options: { logger?: boolean | object; db?: Db; beforeReady?: (app: FastifyInstance) => void | Promise<void> } = {},
+): Promise<Platform> {
+  // The embedded database takes a while to boot: it opens while the app is built and
+  // its schemas compiled; migrations and the seed run before anything listens.
+  const opening = options.db
+    ? Promise.resolve(options.db)
+    : openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir });
+  let db: Db | undefined;
+  try {
+    const app = await buildApp({ db: opening, storage: new LocalFileStorage(config.filesDir), config, logger: options.logger });
+    if (options.beforeReady) await options.beforeReady(app);
+    const ready = app.ready();
+    db = await opening;
+    await db.withAdvisoryLock(STARTUP_LOCK_KEY, async (locked) => {
+      await migrate(locked);
+      if (config.seedDemo) await seedDemo(locked);
+      else await seedAdmin(locked, config.identity, (msg) => console.warn(`[rcloud] ${msg}`));
+    });
+    await ready;
+    return { app, db };
+  } catch (e) {
+    if (!options.db) await (db ?? (await opening.catch(() => undefined)))?.close();
+    throw e;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * Everything around the router: i18n, antd ConfigProvider (locale follows the
+ * language, algorithm follows the theme), antd App (context for toasts/modals, handed
+ * to the request wrapper) and the root error boundary.
+ */
+import { App as AntdApp, ConfigProvider, theme as antdTheme } from 'antd';
+import React, { useEffect } from 'react';
+import { I18nextProvider, useTranslation } from 'react-i18next';
+import { installErrorCollection } from '../errorLog/collect';
+import i18n from '../i18n';
+import { antdLocale } from '../i18n/antdLocale';
+import { setRequestUi } from '../services/request';
+import { bindAntdApp, browserUi } from '../services/requestUi';
+import { ThemeModeProvider, useThemeMode } from '../settings/theme';
+import { ErrorBoundary } from './ErrorBoundary';
+
+installErrorCollection();
+setRequestUi(browserUi);
+
+/** Hands antd's context-aware message/modal to the request wrapper. */
+function RequestUiBridge() {
+  const { message, modal } = AntdApp.useApp();
+  useEffect(() => bindAntdApp({ message, modal }), [message, modal]);
+  return null;
+}
+
+/** Pages outside the main layout (login, 404, full-screen) sit on the body: theme it. */
+function BodyTheme({ dark }: { dark: boolean }) {
+  const { token } = antdTheme.useToken();
+  useEffect(() => {
+    document.body.style.backgroundColor = token.colorBgLayout;
+    document.body.style.color = token.colorText;
+    document.documentElement.style.colorScheme = dark ? 'dark' : 'light';
+  }, [token.colorBgLayout, token.colorText, dark]);
+  return null;
+}
+
+function Themed({ children }: { children: React.ReactNode }) {
+  const { i18n: instance } = useTranslation();
+  const { mode } = useThemeMode();
+  return (
+    <ConfigProvider
+      locale={antdLocale(instance.language)}
+      theme={{ algorithm: mode === 'dark' ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm }}
+    >
+      <AntdApp>
+        <RequestUiBridge />
+        <BodyTheme dark={mode === 'dark'} />
+        <ErrorBoundary>{children}</ErrorBoundary>
+      </AntdApp>
+    </ConfigProvider>
+  );
+}
+
+export function AppRoot({ children }: { children: React.ReactNode }) {
+  return (
+    <I18nextProvider i18n={i18n}>
+      <ThemeModeProvider>
+        <Themed>{children}</Themed>
+      </ThemeModeProvider>
+    </I18nextProvider>
+  );
+}

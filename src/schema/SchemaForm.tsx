@@ -1,0 +1,35 @@
+/**
+ * Renders a view's form from its entity schema (./toFormily) with the one component
+ * registry. The caller owns the Formily form (see ./useEntityForm): a detail view is a
+ * read-pretty form, nothing else changes.
+ */
+import type { Form } from '@formily/core';
+import { Form as FormilyForm, PreviewText } from '@formily/antd-v5';
+import { useMemo } from 'react';
+import { SchemaField } from './registry';
+import { toFormily } from './toFormily';
+import type { View } from './types';
+import { useTranslate } from './useTranslate';
+import type { FormMode } from './views';
+
+export interface SchemaFormProps {
+  view: View;
+  form: Form;
+  mode: FormMode;
+}
+
+export function SchemaForm({ view, form, mode }: SchemaFormProps) {
+  // t changes with the language: titles and messages are texts, not keys.
+  const { t } = useTranslate();
+  const schema = useMemo(() => toFormily(view, { t, mode }), [view, mode, t]);
+  return (
+    <FormilyForm form={form} layout="vertical" colon={false} feedbackLayout="terse" data-testid="schema-form">
+      {/* Spec section 5: an empty value shows "-". */}
+      <PreviewText.Placeholder value="-">
+        <SchemaField schema={schema} />
+      </PreviewText.Placeholder>
+    </FormilyForm>
+  );
+}
+
+export default SchemaForm;

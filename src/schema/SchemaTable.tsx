@@ -1,0 +1,172 @@
+/**
+ * A view's list: ProTable with columns and query bar from ./toColumns, server-side
+ * paging, sorting and filtering through the resource API, and per-row detail / edit /
+ * the view's row actions / delete (with confirmation) plus a create button, each shown
+ * only when the permission map allows it. Opening a form is the caller's (a route or
+ * a modal).
+ */
+import { PlusOutlined } from '@ant-design/icons';
+import { ProTable, type ActionType } from '@ant-design/pro-components';
+import { App, Button, Popconfirm, Space, Typography } from 'antd';
+import { useMemo, useRef, useState, type MutableRefObject } from 'react';
+import { menuKey } from '../i18n/detect';
+import { findRoute } from '../routes/table';
+import { invalidateOptions, loadOptions } from './options';
+import { useActions, usePermissionMap } from './permissions';
+import { resourceApi, type Entity } from './resource';
+import { rowActionAllowed, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
+import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './toColumns';
+import type { RowAction, Translate, View } from './types';
+import { useTranslate } from './useTranslate';
+import { viewName, type FormMode } from './views';
+
+export interface SchemaTableProps {
+  view: View;
+  onOpen: (mode: FormMode, row?: Entity) => void;
+  actionRef?: MutableRefObject<ActionType | undefined>;
+}
+
+/** What a delete confirmation calls the row. */
+function rowName(row: Row): string {
+  const v = row.name ?? row.code ?? row.id;
+  return v === undefined || v === null ? '' : String(v);
+}
+
+/** One of the view's row actions on one row: asks first when the view says so, then calls and reloads. */
+function RowActionLink({ view, action, row, t, onDone }: { view: View; action: RowAction; row: Row; t: Translate; onDone: () => void }) {
+  const { message } = App.useApp();
+  const [busy, setBusy] = useState(false);
+  const run = async () => {
+    if (busy) return;
+    setBusy(true);
+    try {
+      await runRowAction(action, row);
+      message.success(t(rowActionTextKey(view, action, 'Done'), { name: rowName(row) }));
+      onDone();
+    } catch {
+      // The request wrapper has already told the user.
+    } finally {
+      setBusy(false);
+    }
+  };
+  const testId = `row-action-${action.key}`;
+  const label = t(rowActionTextKey(view, action));
+  if (!action.confirm)
+    return (
+      <Typography.Link onClick={run} disabled={busy} data-testid={testId}>
+        {label}
+      </Typography.Link>
+    );
+  return (
+    <Popconfirm
+      title={t(rowActionTextKey(view, action, 'Confirm'), { name: rowName(row) })}
+      okText={t('common.ok')}
+      cancelText={t('common.cancel')}
+      okButtonProps={{ loading: busy, 'data-testid': `${testId}-ok` }}
+      onConfirm={run}
+    >
+      <Typography.Link disabled={busy} data-testid={testId}>
+        {label}
+      </Typography.Link>
+    </Popconfirm>
+  );
+}
+
+export function SchemaTable({ view, onOpen, actionRef: outerRef }: SchemaTableProps) {
+  const { t, language } = useTranslate();
+  const { message } = App.useApp();
+  const can = useActions(view.permission);
+  const permissionMap = usePermissionMap();
+  const innerRef = useRef<ActionType>();
+  const actionRef = outerRef ?? innerRef;
+  const api = useMemo(() => resourceApi(view.resource), [view.resource]);
+  const name = viewName(view);
+  const listRoute = findRoute(view.routes.list);
+
+  const columns = useMemo<Column[]>(() => {
+    const cols = toColumns(view, { t, loadOptions: (source) => loadOptions(source, t) });
+    const extra = (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
+    if (!can.view && !can.edit && !can.remove && !extra.length) return cols;
+    cols.push({
+      title: t('entity.action.operation'),
+      key: '__actions',
+      valueType: 'option',
+      fixed: 'right',
+      width: 170 + 40 * extra.length,
+      render: (_dom, row) => (
+        // wrap: a longer translation takes a second line instead of running out of the column.
+        <Space size={4} wrap data-testid="row-actions">
+          {can.view && (
+            <Typography.Link onClick={() => onOpen('detail', row as Entity)} data-testid="row-detail">
+              {t('entity.action.detail')}
+            </Typography.Link>
+          )}
+          {can.edit && (
+            <Typography.Link onClick={() => onOpen('edit', row as Entity)} data-testid="row-edit">
+              {t('entity.action.edit')}
+            </Typography.Link>
+          )}
+          {visibleRowActions(view, row, permissionMap).map((action) => (
+            <RowActionLink key={action.key} view={view} action={action} row={row} t={t} onDone={() => actionRef.current?.reload()} />
+          ))}
+          {can.remove && (
+            <Popconfirm
+              title={t('entity.action.deleteConfirm', { name: rowName(row) })}
+              okText={t('common.ok')}
+              cancelText={t('common.cancel')}
+              okButtonProps={{ danger: true, 'data-testid': 'row-delete-ok' }}
+              onConfirm={async () => {
+                await api.remove(row.id as number);
+                invalidateOptions(view.resource);
+                message.success(t('entity.action.deleted'));
+                actionRef.current?.reload();
+              }}
+            >
+              <Typography.Link type="danger" data-testid="row-delete">
+                {t('entity.action.delete')}
+              </Typography.Link>
+            </Popconfirm>
+          )}
+        </Space>
+      ),
+    });
+    return cols;
+  }, [view, t, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef]);
+
+  return (
+    <ProTable<Row>
+      key={language}
+      rowKey="id"
+      data-testid="schema-table"
+      actionRef={actionRef}
+      columns={columns}
+      headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
+      request={async (params, sort) => {
+        try {
+          const reply = await api.list(toListQuery(view, params, sort));
+          return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
+        } catch {
+          // The request wrapper has already told the user.
+          return { data: [], total: 0, success: false };
+        }
+      }}
+      search={{ labelWidth: 'auto', defaultCollapsed: false, span: { xs: 24, sm: 12, md: 8, lg: 8, xl: 6, xxl: 6 } }}
+      form={{ syncToUrl: false }}
+      pagination={{ defaultPageSize: 20, showSizeChanger: true, pageSizeOptions: [10, 20, 50, 100] }}
+      columnsState={{ defaultValue: hiddenColumns(view), persistenceType: 'localStorage', persistenceKey: `rcloud-columns-${name}` }}
+      options={{ density: false, reload: true, setting: true }}
+      scroll={{ x: 'max-content' }}
+      toolBarRender={() =>
+        can.add
+          ? [
+              <Button key="create" type="primary" icon={<PlusOutlined />} onClick={() => onOpen('create')} data-testid="create">
+                {t('entity.action.create')}
+              </Button>,
+            ]
+          : []
+      }
+    />
+  );
+}
+
+export default SchemaTable;

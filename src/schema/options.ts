@@ -1,0 +1,56 @@
+/**
+ * Where select options come from (a view's `options`): a code table (translated, no
+ * call) or GET {resource}/options with parameters. Resource options are cached per
+ * resource and parameters for the page's life and dropped when that resource is saved
+ * or deleted, so ten selects of hospitals cost one call.
+ */
+import type { RequestFn } from '../services/request';
+import { resourceApi } from './resource';
+import { codeOptions } from './schemas';
+import type { Option, OptionSource, Scalar, Translate } from './types';
+
+const cache = new Map<string, Promise<Option[]>>();
+
+function cacheKey(resource: string, params: Record<string, Scalar | undefined>): string {
+  const sorted = Object.keys(params)
+    .sort()
+    .filter((k) => params[k] !== undefined && params[k] !== '')
+    .map((k) => `${k}=${String(params[k])}`);
+  return `${resource}?${sorted.join('&')}`;
+}
+
+export function loadResourceOptions(resource: string, params: Record<string, Scalar | undefined> = {}, req?: RequestFn): Promise<Option[]> {
+  const key = cacheKey(resource, params);
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = resourceApi(resource, req).options(params);
+    cache.set(key, hit);
+    // A failed call is not remembered: the next select tries again.
+    hit.catch(() => cache.delete(key));
+  }
+  return hit;
+}
+
+export function invalidateOptions(resource: string): void {
+  for (const key of [...cache.keys()]) if (key.startsWith(`${resource}?`)) cache.delete(key);
+}
+
+/**
+ * Options for a source. `depends` holds the values of the fields named by dependsOn;
+ * while one of them is empty there is nothing to choose from.
+ */
+export async function loadOptions(
+  source: OptionSource,
+  t: Translate,
+  depends: Record<string, Scalar | undefined> = {},
+  req?: RequestFn,
+): Promise<Option[]> {
+  if ('code' in source) return codeOptions(source.code, t) as Option[];
+  const params: Record<string, Scalar | undefined> = { ...source.params };
+  for (const param of Object.keys(source.dependsOn ?? {})) {
+    const v = depends[param];
+    if (v === undefined || v === null || v === '') return [];
+    params[param] = v;
+  }
+  return loadResourceOptions(source.resource, params, req);
+}

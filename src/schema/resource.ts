@@ -1,0 +1,46 @@
+/**
+ * The resource contract the generic screens speak (react-admin's data provider, keyed
+ * by resource): list / detail / save / remove / options on the base path of
+ * ./resources.json, always through the one request wrapper. `req` is injectable so
+ * tests and the stub run drive the same code with a fake fetcher.
+ */
+import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
+import bases from './resources.json';
+import type { ListQuery } from './toColumns';
+import type { Option, Scalar } from './types';
+
+export interface ListReply<T> {
+  list: T[];
+  total: number;
+}
+
+export type Entity = Record<string, unknown> & { id?: number };
+
+export interface ResourceApi {
+  list(query: ListQuery, signal?: AbortSignal): Promise<ListReply<Entity>>;
+  detail(id: number | string): Promise<Entity>;
+  save(entity: Entity): Promise<Entity>;
+  remove(id: number | string): Promise<void>;
+  options(params?: Record<string, Scalar | undefined>): Promise<Option[]>;
+}
+
+export const resourceNames: string[] = Object.keys(bases).filter((k) => !k.startsWith('$'));
+
+export function resourceBase(resource: string): string {
+  const base = (bases as Record<string, string>)[resource];
+  if (!base || resource.startsWith('$')) throw new Error(`unknown resource ${resource} (src/schema/resources.json)`);
+  return base;
+}
+
+export function resourceApi(resource: string, req: RequestFn = defaultRequest): ResourceApi {
+  const base = resourceBase(resource);
+  return {
+    list: (query, signal) => req<ListReply<Entity>>(`${base}/list`, { method: 'POST', body: query, signal }),
+    detail: (id) => req<Entity>(`${base}/detail/${encodeURIComponent(String(id))}`),
+    save: (entity) => req<Entity>(`${base}/save`, { method: 'POST', body: entity }),
+    remove: async (id) => {
+      await req(`${base}/delete/${encodeURIComponent(String(id))}`, { method: 'POST' });
+    },
+    options: async (params) => (await req<Option[]>(`${base}/options`, { query: params as Record<string, QueryValue> })) ?? [],
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * A view's row actions (view.rowActions): which ones a row offers and the call each
+ * makes. Whether one is offered is a pure function of the view, the row and the
+ * permission map (session/access.ts `can`); the server still decides.
+ */
+import { request as defaultRequest, type RequestFn } from '../services/request';
+import { can, type PermissionMap } from '../session/access';
+import { fillPath } from './pathTemplate';
+import type { RowAction, View } from './types';
+
+/** Does the map grant the action's right in the view's module? */
+export function rowActionAllowed(view: View, action: RowAction, map: PermissionMap | null | undefined): boolean {
+  return can(map, `${view.permission}:${action.permission}`);
+}
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
+}
+
+/** Does the row meet the action's visibleWhen, and has it the values the path needs? */
+export function rowActionApplies(action: RowAction, row: Record<string, unknown>): boolean {
+  const w = action.visibleWhen;
+  if (w && present(row[w.field]) !== w.present) return false;
+  return fillPath(action.call.path, row) !== undefined;
+}
+
+/** The row actions to show for `row`, in the view's order. */
+export function visibleRowActions(view: View, row: Record<string, unknown>, map: PermissionMap | null | undefined): RowAction[] {
+  return (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, map) && rowActionApplies(a, row));
+}
+
+export type RowActionText = '' | 'Confirm' | 'Done';
+
+/** entity.<entity>.action.<key> (the link), …<key>Confirm (the question), …<key>Done (the success message). */
+export function rowActionTextKey(view: View, action: RowAction, which: RowActionText = ''): string {
+  return `entity.${view.entity}.action.${action.key}${which}`;
+}
+
+/** Calls the action for the row through the one request wrapper (a refusal is shown there). */
+export async function runRowAction(action: RowAction, row: Record<string, unknown>, req: RequestFn = defaultRequest): Promise<unknown> {
+  const path = fillPath(action.call.path, row);
+  if (!path) throw new Error(`row action ${action.key}: the row lacks a value for ${action.call.path}`);
+  return req(path, { method: action.call.method });
+}

@@ -1,0 +1,167 @@
+/**
+ * View + entity → ProTable columns and query-bar fields, and the list call's body from
+ * what ProTable hands over. Pure (no React): texts through `t`, option loading injected.
+ *
+ * - columns are list.columns in order; list.query fields not among them are search-only
+ * - only list.query fields are searchable; sorting only on list.sortable (server-side)
+ * - code tables and booleans are select filters with translated labels
+ * - date-time query fields get a day-range picker with the quick ranges of
+ *   ./dateRanges (today, yesterday, last 3 / 7 days, custom ending the day after)
+ * - fields with view options load them (RemoteSelect's source) and show labels
+ */
+import type { ProColumns } from '@ant-design/pro-components';
+import dayjs from 'dayjs';
+import { QUICK_RANGES, quickRangeDays, toFilterRange, type DayInput } from './dateRanges';
+import { entityModel, field as fieldOf, type FieldInfo } from './model';
+import { codeOptions } from './schemas';
+import { fieldLabelKey } from './toFormily';
+import type { Option, OptionSource, Scalar, SortSpec, Translate, View } from './types';
+
+export type Row = Record<string, unknown>;
+export type Column = ProColumns<Row>;
+
+export interface ColumnsOptions {
+  t: Translate;
+  /** Options of a view's `options` source (RemoteSelect's loader in the app). */
+  loadOptions?: (source: OptionSource) => Promise<Option[]>;
+}
+
+/** Suffix of the search-only column that holds a date-time field's range picker. */
+export const RANGE_SUFFIX = 'Range';
+
+function valueEnum(options: Array<{ value: Scalar; label: string }>): Map<Scalar, { text: string }> {
+  return new Map(options.map((o) => [o.value, { text: o.label }]));
+}
+
+function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column> {
+  const source = view.fields?.[f.name]?.options;
+  if (source) {
+    const load = opts.loadOptions;
+    return {
+      valueType: 'select',
+      request: load ? () => load(source) : undefined,
+      fieldProps: { showSearch: true, optionFilterProp: 'label', ...(f.type === 'array' ? { mode: 'multiple' } : {}) },
+    };
+  }
+  const code = f.code ?? f.items?.code;
+  if (code) return { valueType: 'select', valueEnum: valueEnum(codeOptions(code, opts.t)) };
+  if (f.type === 'boolean') {
+    return {
+      valueType: 'select',
+      valueEnum: valueEnum([
+        { value: true, label: opts.t('entity.value.yes') },
+        { value: false, label: opts.t('entity.value.no') },
+      ]),
+    };
+  }
+  if (f.format === 'date-time') return { valueType: 'dateTime' };
+  if (f.type === 'integer' || f.type === 'number') return { valueType: 'digit' };
+  return { valueType: 'text', ellipsis: (f.maxLength ?? 0) >= 150 || undefined };
+}
+
+function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOptions): Column {
+  return {
+    title,
+    key: `${f.name}${RANGE_SUFFIX}`,
+    dataIndex: `${f.name}${RANGE_SUFFIX}`,
+    valueType: 'dateRange',
+    hideInTable: true,
+    order,
+    fieldProps: {
+      presets: QUICK_RANGES.map((key) => ({
+        label: opts.t(`entity.range.${key}`),
+        value: () => quickRangeDays(key).map((d) => dayjs(d)),
+      })),
+    },
+    search: {
+      transform: (value: unknown) => {
+        const [first, last] = Array.isArray(value) ? (value as DayInput[]) : [];
+        return first && last ? { [f.name]: toFilterRange(first, last) } : {};
+      },
+    },
+  };
+}
+
+export function toColumns(view: View, opts: ColumnsOptions): Column[] {
+  const model = entityModel(view.entity);
+  const query = view.list.query ?? [];
+  const sortable = new Set(view.list.sortable ?? []);
+  const names = [...view.list.columns, ...query.filter((q) => !view.list.columns.includes(q))];
+  const out: Column[] = [];
+  for (const name of names) {
+    const f = fieldOf(model, name);
+    const title = opts.t(fieldLabelKey(view.entity, name));
+    const inTable = view.list.columns.includes(name);
+    const q = query.indexOf(name);
+    const order = q >= 0 ? query.length - q : undefined;
+    const isRange = f.format === 'date-time';
+    const column: Column = {
+      title,
+      key: name,
+      dataIndex: name,
+      ...display(f, view, opts),
+      sorter: sortable.has(name) || undefined,
+      defaultSortOrder: view.list.defaultSort?.field === name ? view.list.defaultSort.order : undefined,
+      hideInTable: !inTable || undefined,
+      search: q >= 0 && !isRange ? undefined : false,
+      order: isRange ? undefined : order,
+    };
+    out.push(Object.fromEntries(Object.entries(column).filter(([, v]) => v !== undefined)) as Column);
+    if (q >= 0 && isRange) out.push(rangeColumn(f, title, order as number, opts));
+  }
+  return out;
+}
+
+/** ProTable column-settings state: view fields marked hideInList start hidden. */
+export function hiddenColumns(view: View): Record<string, { show: boolean }> {
+  return Object.fromEntries(
+    Object.entries(view.fields ?? {})
+      .filter(([name, h]) => h.hideInList && view.list.columns.includes(name))
+      .map(([name]) => [name, { show: false }]),
+  );
+}
+
+export interface ListQuery {
+  page: number;
+  pageSize: number;
+  sort?: SortSpec;
+  filters: Record<string, unknown>;
+}
+
+function coerce(f: FieldInfo, v: unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => coerce(f.items ?? f, x));
+  if (typeof v !== 'string') return v;
+  if ((f.type === 'integer' || f.type === 'number') && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+  if (f.type === 'boolean' && (v === 'true' || v === 'false')) return v === 'true';
+  return v.trim();
+}
+
+/**
+ * The list call's body from ProTable's request arguments: page and size, the clicked
+ * sort (else the view's default), the query-bar values of list.query fields only, and
+ * the view's fixed filters (which win).
+ */
+export function toListQuery(
+  view: View,
+  params: Record<string, unknown> & { current?: number; pageSize?: number },
+  sort?: Record<string, 'ascend' | 'descend' | null | undefined>,
+): ListQuery {
+  const model = entityModel(view.entity);
+  const query = new Set(view.list.query ?? []);
+  const filters: Record<string, unknown> = {};
+  for (const [k, raw] of Object.entries(params)) {
+    if (!query.has(k)) continue;
+    const v = coerce(fieldOf(model, k), raw);
+    if (v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
+    filters[k] = v;
+  }
+  Object.assign(filters, view.fixedFilters);
+  const clicked = Object.entries(sort ?? {}).find(([, order]) => order === 'ascend' || order === 'descend');
+  const chosen: SortSpec | undefined = clicked ? { field: clicked[0], order: clicked[1] as SortSpec['order'] } : view.list.defaultSort;
+  return {
+    page: Math.max(1, Number(params.current) || 1),
+    pageSize: Math.min(100, Math.max(1, Number(params.pageSize) || 20)),
+    ...(chosen ? { sort: chosen } : {}),
+    filters,
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * Entity schema + view → a Formily ISchema for SchemaForm. Pure (no React): the texts
+ * come through `t`, so snapshots and the browser share one output.
+ *
+ * - groups become sections (Section) holding a FormGrid of `form.columns` (default 2)
+ * - titles are entity.<entity>.field.<field>; section titles entity.group.<key>
+ * - required, lengths, pattern, format, bounds and item counts become x-validator rules
+ *   with validation.* messages naming the field; a requirement from the entity's
+ *   if/then applies when the view's fixed values and the mode decide it, and follows
+ *   the field it depends on when the user picks that field (role: custom scope)
+ * - code-table values become Select options labelled code.<table>.<value>
+ * - readOnly fields: left out on create, read-pretty on edit; writeOnly (password):
+ *   left out of the detail view, optional on edit
+ * - arrays of objects become an ArrayTable with one column per item field
+ * - a view's virtual field (not in the entity) is its component with the hint's props,
+ *   in every mode; its value is never saved (formData.toPayload sends entity fields)
+ * - every field's FormItem carries data-testid field-<name> (page objects find it)
+ */
+import type { ISchema } from '@formily/json-schema';
+import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from './model';
+import { codeOptions } from './schemas';
+import type { FieldHint, Translate, View } from './types';
+import type { FormMode } from './views';
+
+export interface FormilyOptions {
+  t: Translate;
+  mode: FormMode;
+}
+
+const DEFAULT_COLUMNS = 2;
+
+/** JSON Schema formats → Formily's built-in format rules. */
+const FORMATS: Record<string, string> = { ipv4: 'ipv4', email: 'email', uri: 'url' };
+
+export function fieldLabelKey(entity: string, name: string): string {
+  return `entity.${entity}.field.${name}`;
+}
+
+export function groupLabelKey(key: string): string {
+  return `entity.group.${key}`;
+}
+
+interface Ctx {
+  view: View;
+  model: EntityModel;
+  t: Translate;
+  mode: FormMode;
+  required: Set<string>;
+  /** Required while another field has a value (the entity's if/then on a field the user picks). */
+  requiredWhen: Map<string, { when: string; equals: unknown }>;
+  columns: number;
+}
+
+function hintOf(ctx: Ctx, name: string): FieldHint {
+  return ctx.view.fields?.[name] ?? {};
+}
+
+/** A field a view's form names: the entity's, or one the view declares virtual. */
+export function formField(view: View, model: EntityModel, name: string): FieldInfo {
+  return view.fields?.[name]?.virtual ? virtualField(name) : fieldOf(model, name);
+}
+
+function isChoice(f: FieldInfo, h: FieldHint): boolean {
+  return Boolean(h.options || f.code || f.items?.code || f.type === 'boolean');
+}
+
+function rules(ctx: Ctx, f: FieldInfo, h: FieldHint, title: string, required: boolean | 'reactive'): Array<Record<string, unknown>> {
+  const msg = (key: string, limit?: number) => ctx.t(`validation.${key}`, limit === undefined ? { field: title } : { field: title, limit });
+  const choice = isChoice(f, h);
+  const out: Array<Record<string, unknown>> = [];
+  // A reactive requirement starts off; the reaction switches it, keeping this message.
+  if (required) out.push({ required: required === true, message: msg(choice ? 'select' : 'required') });
+  if (f.type === 'string' && !choice) {
+    // minLength 1 is "not empty": empty inputs are dropped before saving, so only required says it.
+    if (f.minLength !== undefined && f.minLength > 1) out.push({ minLength: f.minLength, message: msg('minLength', f.minLength) });
+    if (f.maxLength !== undefined) out.push({ maxLength: f.maxLength, message: msg('maxLength', f.maxLength) });
+    if (f.pattern) out.push({ pattern: f.pattern, message: msg('pattern') });
+    if (f.format && FORMATS[f.format]) out.push({ format: FORMATS[f.format], message: msg('format') });
+  }
+  if ((f.type === 'integer' || f.type === 'number') && !choice) {
+    if (f.minimum !== undefined) out.push({ minimum: f.minimum, message: msg('minimum', f.minimum) });
+    if (f.maximum !== undefined) out.push({ maximum: f.maximum, message: msg('maximum', f.maximum) });
+  }
+  if (f.type === 'array') {
+    if (f.minItems !== undefined && (f.minItems > 1 || (f.minItems === 1 && !required))) {
+      out.push({ minItems: f.minItems, message: msg('minItems', f.minItems) });
+    }
+    if (f.maxItems !== undefined) out.push({ maxItems: f.maxItems, message: msg('maxItems', f.maxItems) });
+    if (h.uniqueBy) out.push({ uniqueBy: h.uniqueBy, message: msg('uniqueItems') });
+    else if (f.uniqueItems && !choice) out.push({ uniqueItems: true, message: msg('uniqueItems') });
+  }
+  return out;
+}
+
+interface Control {
+  component: string;
+  props?: Record<string, unknown>;
+  options?: Array<{ value: unknown; label: string }>;
+}
+
+function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
+  const code = f.code ?? f.items?.code;
+  const multiple = f.type === 'array' ? { mode: 'multiple' } : undefined;
+  const options = code ? codeOptions(code, ctx.t) : undefined;
+  if (h.component) {
+    // An object value with a `mode` property (the user's data scope) gets the mode switch.
+    const withMode = f.properties?.some((p) => p.name.endsWith('.mode')) ? { withMode: true } : undefined;
+    return { component: h.component, props: { ...multiple, ...withMode, ...h.props }, options };
+  }
+  if (h.options) return { component: 'RemoteSelect', props: { source: h.options, ...multiple } };
+  if (code) return { component: 'Select', props: multiple, options };
+  if (f.type === 'boolean') return { component: 'Switch' };
+  if (f.type === 'integer' || f.type === 'number')
+    return { component: 'NumberPicker', props: f.type === 'integer' ? { precision: 0 } : undefined };
+  if (f.type === 'array') return { component: 'Select', props: { mode: 'tags', open: false, tokenSeparators: [',', '，'] } };
+  if (f.format === 'date-time') return { component: 'DateTime' };
+  if (f.writeOnly) return { component: 'Password', props: { autoComplete: 'new-password' } };
+  if ((f.maxLength ?? 0) >= 200) return { component: 'Input.TextArea', props: { rows: 3, showCount: true, maxLength: f.maxLength } };
+  return { component: 'Input' };
+}
+
+/** Grid columns a field takes: the view's span, else the full width for structured values. */
+function spanOf(ctx: Ctx, f: FieldInfo): number {
+  const h = hintOf(ctx, f.name);
+  return h.span ?? (f.type === 'object' || f.items?.type === 'object' ? ctx.columns : 1);
+}
+
+function clean<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (v === undefined || (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0)) delete o[k];
+  }
+  return o;
+}
+
+function shortName(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/**
+ * One field, or undefined when the mode leaves it out. `bare`: no label (a cell of an
+ * ArrayTable, or the only field of its group, which the group title names).
+ */
+function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISchema | undefined {
+  const h = hintOf(ctx, f.name);
+  if (f.readOnly && ctx.mode === 'create') return undefined;
+  if (f.writeOnly && ctx.mode === 'detail') return undefined;
+  const title = ctx.t(fieldLabelKey(ctx.model.name, f.name));
+  const readPretty = f.readOnly || h.readPrettyOnly;
+  const required = !readPretty && !(f.writeOnly && ctx.mode === 'edit') && (f.required || ctx.required.has(f.name));
+  const reactive = !readPretty && !required ? ctx.requiredWhen.get(f.name) : undefined;
+  const validator = readPretty ? [] : rules(ctx, f, h, title, required || (reactive ? 'reactive' : false));
+  const span = spanOf(ctx, f);
+  const reactionList = [
+    ...(h.visibleWhen ? [visibleWhen(h.visibleWhen)] : []),
+    ...(reactive ? [requiredReaction(reactive.when, reactive.equals)] : []),
+  ];
+  const reactions = reactionList.length > 1 ? reactionList : reactionList[0];
+
+  if (f.type === 'array' && f.items?.type === 'object' && !h.component) {
+    return clean({
+      type: 'array',
+      title: bare ? undefined : title,
+      'x-index': index,
+      'x-decorator': 'FormItem',
+      'x-decorator-props': clean({ gridSpan: span > 1 ? span : undefined, 'data-testid': `field-${f.name}` }),
+      'x-component': 'ArrayTable',
+      'x-component-props': { pagination: false, size: 'small', bordered: true },
+      'x-validator': validator.length ? validator : undefined,
+      'x-pattern': readPretty ? 'readPretty' : undefined,
+      'x-reactions': reactions,
+      required: required || undefined,
+      items: {
+        type: 'object',
+        properties: arrayColumns(ctx, f.items.properties ?? []),
+      },
+      properties:
+        ctx.mode === 'detail' || readPretty
+          ? undefined
+          : { add: { type: 'void', title: ctx.t('entity.action.addRow'), 'x-component': 'ArrayTable.Addition' } },
+    } as Record<string, unknown>) as ISchema;
+  }
+
+  const c = control(ctx, f, h);
+  const placeholder = f.writeOnly && ctx.mode === 'edit' ? ctx.t('entity.placeholder.keepPassword') : undefined;
+  return clean({
+    type: f.type === 'integer' ? 'number' : f.type === 'unknown' ? 'string' : f.type,
+    title: bare ? undefined : title,
+    'x-index': index,
+    'x-decorator': 'FormItem',
+    'x-decorator-props': clean({ gridSpan: span > 1 ? span : undefined, 'data-testid': `field-${f.name}` }),
+    'x-component': c.component,
+    'x-component-props': clean({ ...c.props, placeholder }),
+    enum: c.options,
+    'x-validator': validator.length ? validator : undefined,
+    'x-pattern': readPretty ? 'readPretty' : undefined,
+    'x-reactions': reactions,
+    required: required || undefined,
+  } as Record<string, unknown>) as ISchema;
+}
+
+function arrayColumns(ctx: Ctx, items: FieldInfo[]): Record<string, ISchema> {
+  const out: Record<string, ISchema> = {};
+  items.forEach((p, i) => {
+    const cell = fieldSchema(ctx, p, 0, true);
+    if (!cell) return;
+    const key = shortName(p.name);
+    out[`column_${key}`] = {
+      type: 'void',
+      'x-index': i,
+      'x-component': 'ArrayTable.Column',
+      'x-component-props': { title: ctx.t(fieldLabelKey(ctx.model.name, p.name)), dataIndex: key },
+      properties: { [key]: cell },
+    };
+  });
+  if (ctx.mode === 'detail') return out;
+  out.column_operations = {
+    type: 'void',
+    'x-index': items.length,
+    'x-component': 'ArrayTable.Column',
+    'x-component-props': { title: ctx.t('entity.action.operation'), width: 90, align: 'center' },
+    properties: { remove: { type: 'void', 'x-component': 'ArrayTable.Remove' } },
+  };
+  return out;
+}
+
+/** Required only while `when` equals `equals`. */
+function requiredReaction(when: string, equals: unknown): Record<string, unknown> {
+  return { dependencies: [when], fulfill: { state: { required: `{{$deps[0] === ${JSON.stringify(equals)}}}` } } };
+}
+
+/** Shown only while every named field has its value (fields by form path). */
+function visibleWhen(conditions: Record<string, unknown>): Record<string, unknown> {
+  const names = Object.keys(conditions);
+  const test = names.map((n, i) => `$deps[${i}] === ${JSON.stringify(conditions[n])}`).join(' && ');
+  return { dependencies: names, fulfill: { state: { visible: `{{${test}}}` } } };
+}
+
+/** Values a screen knows before the user types: the view's fixed values, and an id unless creating. */
+export function knownValues(view: View, mode: FormMode): Record<string, unknown> {
+  return { ...view.fixedFilters, ...(mode === 'create' ? {} : { id: 1 }) };
+}
+
+export function toFormily(view: View, options: FormilyOptions): ISchema {
+  const model = entityModel(view.entity);
+  const known = knownValues(view, options.mode);
+  const ctx: Ctx = {
+    view,
+    model,
+    t: options.t,
+    mode: options.mode,
+    required: new Set(conditionallyRequired(model, known)),
+    requiredWhen: new Map(requiredWhen(model, known).map((r) => [r.field, r])),
+    columns: view.form.columns ?? DEFAULT_COLUMNS,
+  };
+  const properties: Record<string, ISchema> = {};
+  const single = view.form.groups.length === 1;
+  view.form.groups.forEach((group, g) => {
+    const fields: Record<string, ISchema> = {};
+    const lone = group.fields.length === 1 && !single;
+    group.fields.forEach((name, i) => {
+      const f = formField(view, model, name);
+      const s = fieldSchema(ctx, f, i, lone && spanOf(ctx, f) >= ctx.columns);
+      if (s) fields[name] = s;
+    });
+    if (!Object.keys(fields).length) return;
+    const grid: ISchema = {
+      type: 'void',
+      'x-index': g,
+      'x-component': 'FormGrid',
+      // strictAutoFit: a wide field starts a new row instead of shrinking into the last column.
+      'x-component-props': { maxColumns: ctx.columns, minColumns: 1, columnGap: 24, strictAutoFit: true },
+      properties: fields,
+    };
+    // One group needs no section title: the page or dialog title says it.
+    properties[single ? 'grid' : `group_${group.key}`] = single
+      ? grid
+      : {
+          type: 'void',
+          'x-index': g,
+          'x-component': 'Section',
+          'x-component-props': { title: ctx.t(groupLabelKey(group.key)), 'data-testid': `group-${group.key}` },
+          properties: { grid },
+        };
+  });
+  return { type: 'object', properties };
+}
+
+/** Every field a view's form may show, by dotted name (for the save payload and error paths). */
+export function formFieldNames(view: View): string[] {
+  return view.form.groups.flatMap((g) => g.fields);
+}

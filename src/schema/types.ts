@@ -1,0 +1,98 @@
+/**
+ * Shapes the schema engine reads: the subset of JSON Schema (draft-07) our entity files
+ * use, and a view (schemas/views/_view.schema.json; every view is validated against it
+ * in tests/unit/schemaViews.test.ts, so this interface only mirrors it for the compiler).
+ */
+export type Scalar = string | number | boolean;
+
+export interface JsonSchema {
+  $schema?: string;
+  $id?: string;
+  $ref?: string;
+  $comment?: string;
+  title?: string;
+  description?: string;
+  type?: string | string[];
+  enum?: Array<Scalar | null>;
+  const?: Scalar | null;
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  readOnly?: boolean;
+  writeOnly?: boolean;
+  default?: unknown;
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  propertyNames?: JsonSchema;
+  required?: string[];
+  items?: JsonSchema;
+  allOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  not?: JsonSchema;
+  if?: JsonSchema;
+  then?: JsonSchema;
+  else?: JsonSchema;
+  definitions?: Record<string, JsonSchema>;
+}
+
+export type OptionSource = { code: string } | { resource: string; params?: Record<string, Scalar>; dependsOn?: Record<string, string> };
+
+export interface FieldHint {
+  component?: string;
+  /** Extra props for the component (JSON values only). */
+  props?: Record<string, unknown>;
+  /** Not a field of the entity: a form control (with `component`) whose value is never saved. */
+  virtual?: boolean;
+  options?: OptionSource;
+  readPrettyOnly?: boolean;
+  hideInList?: boolean;
+  visibleWhen?: Record<string, Scalar>;
+  uniqueBy?: string;
+  span?: number;
+}
+
+/**
+ * A per-row call beyond detail / edit / delete (unlock a user): offered when the user
+ * holds `<view.permission>:<permission>` and `visibleWhen` holds for the row.
+ */
+export interface RowAction {
+  key: string;
+  permission: string;
+  /** `{field}` in the path takes the row's value ("/api/ucenter/v1/user/unlock/{id}"). */
+  call: { method: 'POST' | 'GET'; path: string };
+  confirm?: boolean;
+  visibleWhen?: { field: string; present: boolean };
+}
+
+export interface SortSpec {
+  field: string;
+  order: 'ascend' | 'descend';
+}
+
+export interface View {
+  $id: string;
+  entity: string;
+  resource: string;
+  permission: string;
+  fixedFilters?: Record<string, Scalar>;
+  list: { columns: string[]; query?: string[]; sortable?: string[]; defaultSort?: SortSpec };
+  form: { mode?: 'page' | 'modal'; columns?: number; groups: Array<{ key: string; fields: string[] }> };
+  fields?: Record<string, FieldHint>;
+  rowActions?: RowAction[];
+  routes: { list: string; form?: string };
+}
+
+export interface Option {
+  value: string | number;
+  label: string;
+}
+
+/** Translation function: the engine's pure parts take it instead of importing i18next. */
+export type Translate = (key: string, params?: Record<string, unknown>) => string;

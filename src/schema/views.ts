@@ -1,0 +1,71 @@
+/**
+ * The one list of views (schemas/views/*.json), imported statically; a test fails when
+ * a file there is missing here. Also where a screen finds its view: the route's `view`
+ * in config/routes.json, or `?view=` when a form route serves several views (the org
+ * form serves regionOrg, centralHospital and hospital).
+ */
+import routes from '../../config/routes.json';
+import centralHospital from '../../schemas/views/centralHospital.json';
+import department from '../../schemas/views/department.json';
+import hospital from '../../schemas/views/hospital.json';
+import regionOrg from '../../schemas/views/regionOrg.json';
+import role from '../../schemas/views/role.json';
+import user from '../../schemas/views/user.json';
+import type { View } from './types';
+
+export const views: Readonly<Record<string, View>> = Object.freeze({
+  centralHospital,
+  department,
+  hospital,
+  regionOrg,
+  role,
+  user,
+} as unknown as Record<string, View>);
+
+export function viewName(view: View): string {
+  return view.$id.replace(/^views\//, '').replace(/\.json$/, '');
+}
+
+export function getView(name: string | undefined | null): View | undefined {
+  return name && Object.prototype.hasOwnProperty.call(views, name) ? views[name] : undefined;
+}
+
+interface RouteWithView {
+  path: string;
+  view?: string;
+  component?: string;
+}
+
+const allRoutes: RouteWithView[] = [...routes.public, ...routes.fullScreen, ...routes.layout];
+
+/** The `view` of the route at `pathname` in config/routes.json. */
+export function routeView(pathname: string): string | undefined {
+  const clean = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  return allRoutes.find((r) => r.path === clean)?.view;
+}
+
+/**
+ * The view a screen at `pathname` shows: `?view=` if given and that view's list or form
+ * route is this path (a URL cannot put a view on a screen it does not belong to),
+ * else the route's own view.
+ */
+export function resolveView(pathname: string, requested?: string | null): View | undefined {
+  const clean = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  const asked = getView(requested);
+  if (asked && (asked.routes.form === clean || asked.routes.list === clean)) return asked;
+  return getView(routeView(clean));
+}
+
+export type FormMode = 'create' | 'edit' | 'detail';
+
+/** URL of a view's form page: ?view= only when the route's own view is another one. */
+export function formUrl(view: View, mode: FormMode, id?: number | string): string | undefined {
+  const path = view.routes.form;
+  if (!path) return undefined;
+  const params = new URLSearchParams();
+  if (routeView(path) !== viewName(view)) params.set('view', viewName(view));
+  if (mode !== 'create' && id !== undefined) params.set('id', String(id));
+  if (mode === 'detail') params.set('mode', 'detail');
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}

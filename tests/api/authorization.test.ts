@@ -1,0 +1,129 @@
+/**
+ * Authorization of every /api route, walked from the app's own route registry, so a
+ * route added later is covered without editing this file:
+ * - without a token: 401 UAA005 (public routes excepted)
+ * - with a role that has no rights: 403 UAA103 on every route that names a permission
+ * - session-only routes let any logged-in caller through the gate
+ * - routes reading one row by id: a hospital administrator (own-hospital data scope)
+ *   asking for another hospital's user, organisation or department gets 404/403, never the row
+ * - a route declaring no access rule stops the app from starting
+ */
+import Fastify from 'fastify';
+import fp from 'fastify-plugin';
+import auth from '../../server/plugins/auth';
+import platform from '../../server/plugins/platform';
+import { allPermissions } from '../../server/identity/access';
+import { hashPassword } from '../../server/identity/passwords';
+import { dbKinds } from '../support/db';
+import { startTestPlatform, type TestPlatform } from '../support/app';
+import { authed, login } from '../support/auth';
+
+const PASSWORD = 'Probe#2026';
+
+function fillParams(url: string, id: number): string {
+  return url.replace(/:id\b/g, String(id)).replace(/:mobile\b/g, '13800000001').replace(/:(\w+)/g, '1');
+}
+
+describe.each(dbKinds)('route authorization on %s', (kind) => {
+  let p: TestPlatform;
+  let nobody: string;
+  let hospitalAdmin: string;
+  const foreign: Record<string, { id: number; secret: string }> = {};
+
+  beforeAll(async () => {
+    p = await startTestPlatform(kind);
+    const q = p.db;
+    const orgs = Object.fromEntries((await q.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
+    const systemOnly = Object.fromEntries(Object.entries(allPermissions()).filter(([m]) => m.startsWith('system.')));
+    const roles = await q.query<{ id: number }>(
+      `INSERT INTO role (name, permissions, data_scope) VALUES ('probe-nobody', '{}'::jsonb, 'own'), ('probe-hospital-admin', $1::jsonb, 'own') RETURNING id`,
+      [JSON.stringify(systemOnly)],
+    );
+    const hash = await hashPassword(PASSWORD);
+    for (const [mobile, roleId] of [['13700000001', roles.rows[0].id], ['13700000002', roles.rows[1].id]] as const) {
+      const u = await q.query<{ id: number }>(`INSERT INTO app_user (mobile, name, status, password_hash) VALUES ($1, $1, 1, $2) RETURNING id`, [mobile, hash]);
+      await q.query('INSERT INTO user_membership (user_id, hospital_id, role_id) VALUES ($1, $2, $3)', [u.rows[0].id, orgs.HOSP_A, roleId]);
+    }
+    nobody = await login(p.app, '13700000001', PASSWORD);
+    hospitalAdmin = await login(p.app, '13700000002', PASSWORD);
+
+    // Rows of the central hospital that hospital A must not read.
+    const senior = await q.query<{ id: number; mobile: string }>("SELECT id, mobile FROM app_user WHERE mobile = '13800000005'");
+    foreign.user = { id: senior.rows[0].id, secret: senior.rows[0].mobile };
+    foreign.org = { id: orgs.CENTRAL, secret: '县中心医院' };
+    const dept = await q.query<{ id: number; code: string }>('SELECT id, code FROM department WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
+    foreign.department = { id: dept.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
+  });
+  afterAll(() => p.close());
+
+  test('the registry lists the API (sanity: the walk below is not empty)', () => {
+    expect(p.app.apiRoutes.length).toBeGreaterThan(20);
+    expect(p.app.apiRoutes.some((r) => r.url === '/api/uaa/v1/login' && r.access.public)).toBe(true);
+  });
+
+  test('every non-public route refuses a request without a token', async () => {
+    const wrong: string[] = [];
+    for (const route of p.app.apiRoutes.filter((r) => !r.access.public)) {
+      const r = await p.app.inject({ method: route.method as 'GET', url: fillParams(route.url, 1), headers: { 'x-app-id': 'rcloud-doctor' }, payload: route.method === 'GET' ? undefined : {} });
+      if (r.statusCode !== 401 || r.json().status !== 'UAA005') wrong.push(`${route.method} ${route.url} → ${r.statusCode} ${r.body.slice(0, 80)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test('every route with a permission refuses a role without it; session routes let it through', async () => {
+    const wrong: string[] = [];
+    for (const route of p.app.apiRoutes.filter((r) => !r.access.public)) {
+      const r = await p.app.inject({ method: route.method as 'GET', url: fillParams(route.url, 1), headers: authed(nobody), payload: route.method === 'GET' ? undefined : {} });
+      const status = r.headers['content-type']?.toString().includes('json') ? r.json().status : undefined;
+      if (route.access.permission) {
+        if (r.statusCode !== 403 || status !== 'UAA103') wrong.push(`${route.method} ${route.url} → ${r.statusCode} ${status}`);
+      } else if (r.statusCode === 401 || status === 'UAA103') {
+        wrong.push(`${route.method} ${route.url} (session) → ${r.statusCode} ${status}`);
+      }
+      // The logout route would end the probe's session; log in again after it.
+      if (route.url.endsWith('/logout') || route.url.endsWith('/password/update')) nobody = await login(p.app, '13700000001', PASSWORD);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("routes reading a row by id never return another hospital's row", async () => {
+    const scopedRoutes = p.app.apiRoutes.filter((r) => r.access.scoped);
+    expect(scopedRoutes.length).toBeGreaterThan(5);
+    const wrong: string[] = [];
+    for (const route of scopedRoutes) {
+      const target = foreign[route.access.scoped!.resource];
+      if (!target) {
+        wrong.push(`${route.method} ${route.url}: no foreign row for resource ${route.access.scoped!.resource} in this test`);
+        continue;
+      }
+      const payload = route.url.includes('/signature/') && route.method === 'POST' ? { image: 'iVBORw0KGgo=' } : route.method === 'GET' ? undefined : {};
+      const r = await p.app.inject({ method: route.method as 'GET', url: fillParams(route.url, target.id), headers: authed(hospitalAdmin), payload });
+      if (![403, 404].includes(r.statusCode) || r.body.includes(target.secret)) wrong.push(`${route.method} ${route.url} → ${r.statusCode} ${r.body.slice(0, 120)}`);
+    }
+    expect(wrong).toEqual([]);
+    // The same administrator does read its own hospital's rows.
+    const own = await p.db.query<{ id: number }>("SELECT d.id FROM department d JOIN org o ON o.id = d.hospital_id WHERE o.code = 'HOSP_A' LIMIT 1");
+    const mine = await p.app.inject({ method: 'GET', url: `/api/bdt/v1/department/detail/${own.rows[0].id}`, headers: authed(hospitalAdmin) });
+    expect(mine.json().status).toBe('0');
+  });
+
+  test('lists are cut to the data scope', async () => {
+    const r = await p.app.inject({ method: 'POST', url: '/api/ucenter/v1/user/list', headers: authed(hospitalAdmin), payload: { pageSize: 100 } });
+    const mobiles = r.json().data.list.map((u: { mobile: string }) => u.mobile);
+    expect(mobiles).toEqual(expect.arrayContaining(['13800000002', '13800000007']));
+    expect(mobiles).not.toContain('13800000005');
+    expect(mobiles).not.toContain('13800000001');
+    const admin = await login(p.app, '13800000001');
+    const all = await p.app.inject({ method: 'POST', url: '/api/ucenter/v1/user/list', headers: authed(admin), payload: { pageSize: 100 } });
+    expect(all.json().data.list.map((u: { mobile: string }) => u.mobile)).toContain('13800000005');
+  });
+});
+
+test('a route that declares no access rule stops the app from starting', async () => {
+  const app = Fastify({ logger: false });
+  await app.register(fp(async (f) => f.decorate('spaFallback', () => undefined as never)));
+  await app.register(platform, { appIds: ['x'] });
+  await app.register(auth);
+  expect(() => app.get('/api/forgotten/v1/thing', async () => ({ status: '0' }))).toThrow(/declare exactly one of/);
+  await app.close().catch(() => undefined);
+});

@@ -1,0 +1,62 @@
+/**
+ * Debian's Chromium driven by playwright-core, with the flags this closed network
+ * needs, a fresh profile per launch, and screenshots under tests/.artifacts/.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const ARTIFACTS = path.resolve(__dirname, '..', '.artifacts');
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  shot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(opts: { locale?: string } = {}): Promise<BrowserSession> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    locale: opts.locale ?? 'zh-CN',
+    viewport: { width: 1440, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return {
+    context,
+    page,
+    async shot(name) {
+      const file = path.join(ARTIFACTS, `${name}.png`);
+      await page.screenshot({ path: file });
+      return file;
+    },
+    async close() {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Logs in through the login page (password tab) and waits for the landing route. */
+export async function loginInBrowser(page: Page, baseUrl: string, mobile: string, password: string, landing = '**/dashboard'): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByTestId('login-tab-password').click();
+  await page.getByTestId('login-mobile').fill(mobile);
+  await page.getByTestId('login-password').fill(password);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(landing);
+}

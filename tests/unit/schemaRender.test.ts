@@ -1,0 +1,365 @@
+/**
+ * The pure renderers of the schema engine: view + entity schema → Formily ISchema
+ * (src/schema/toFormily.ts) and → ProTable columns (src/schema/toColumns.ts), plus the
+ * list call body and the save payload. `t` echoes the key and its parameters, so the
+ * snapshots show which text goes where. Scenarios:
+ * - toFormily snapshot for every view in create, edit and detail mode
+ * - readOnly fields absent on create, read-pretty on edit; the password required on
+ *   create, optional on edit, absent from detail; a view's readPrettyOnly field
+ * - conditional requirements from the entity's if/then: a hospital's parent (fixed kind)
+ * - code tables become Select options with code.<table>.<value> labels; lengths,
+ *   pattern and format become validation.* rules naming the field
+ * - arrays of objects become an ArrayTable, dependsOn and uniqueBy are carried
+ * - a view's virtual field (the user's signature picture) is its component with the
+ *   view's props in every mode, and never reaches the save payload
+ * - every field's FormItem carries data-testid field-<name>
+ * - toColumns snapshot for every view; only list.query fields are searchable; date-time
+ *   query fields get a range picker with the quick ranges and transform to [from, to)
+ * - toListQuery: paging, clicked sort or the view's default, query-bar values coerced,
+ *   unknown keys dropped, fixed filters win
+ * - a new record: entity defaults, one empty row for a non-empty list, fixed values
+ * - toPayload: readOnly and unknown fields dropped (nested too: array widgets' row keys), blanks, an untouched
+ *   structured object ({}) and an empty password dropped,
+ *   fixed values set, id on edit; errorFieldPath climbs to a field the form has
+ * - every text key the renderers ask for exists in zh-CN and en-US
+ */
+import type { ISchema } from '@formily/json-schema';
+import { resources } from '../../locales';
+import { errorFieldPath, initialValues, toPayload } from '@/schema/formData';
+import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/schema/model';
+import { RANGE_SUFFIX, hiddenColumns, toColumns, toListQuery, type Column } from '@/schema/toColumns';
+import { toFormily } from '@/schema/toFormily';
+import type { Translate, View } from '@/schema/types';
+import { formUrl, resolveView, views, type FormMode } from '@/schema/views';
+
+const asked = new Set<string>();
+const t: Translate = (key, params) => {
+  asked.add(key);
+  return params ? `${key} ${JSON.stringify(params)}` : key;
+};
+
+const byName = Object.entries(views) as Array<[string, View]>;
+const modes: FormMode[] = ['create', 'edit', 'detail'];
+
+/** Field schemas by name, wherever the groups put them. */
+function fieldsOf(schema: ISchema): Record<string, ISchema> {
+  const out: Record<string, ISchema> = {};
+  const walk = (s: ISchema) => {
+    for (const [k, v] of Object.entries((s.properties ?? {}) as Record<string, ISchema>)) {
+      if (v.type === 'void') walk(v);
+      else out[k] = v;
+    }
+  };
+  walk(schema);
+  return out;
+}
+
+describe('toFormily', () => {
+  describe.each(byName)('%s', (_name, view) => {
+    test.each(modes)('%s', (mode) => {
+      expect(toFormily(view, { t, mode })).toMatchSnapshot();
+    });
+  });
+
+  test('readOnly fields: absent on create, read-pretty on edit', () => {
+    const create = fieldsOf(toFormily(views.user, { t, mode: 'create' }));
+    const edit = fieldsOf(toFormily(views.user, { t, mode: 'edit' }));
+    for (const f of ['lockedUntil', 'lastLoginAt']) {
+      expect(create[f]).toBeUndefined();
+      expect(edit[f]['x-pattern']).toBe('readPretty');
+      expect(edit[f]['x-validator']).toBeUndefined();
+    }
+  });
+
+  test('the password: required on create, optional with a hint on edit, never shown in detail', () => {
+    const create = fieldsOf(toFormily(views.user, { t, mode: 'create' })).password;
+    const edit = fieldsOf(toFormily(views.user, { t, mode: 'edit' })).password;
+    expect(create).toMatchObject({ 'x-component': 'Password', required: true });
+    expect(create['x-validator']).toEqual(
+      expect.arrayContaining([
+        { required: true, message: 'validation.required {"field":"entity.user.field.password"}' },
+        { maxLength: 16, message: 'validation.maxLength {"field":"entity.user.field.password","limit":16}' },
+        { minLength: 8, message: 'validation.minLength {"field":"entity.user.field.password","limit":8}' },
+      ]),
+    );
+    expect(edit.required).toBeUndefined();
+    expect(edit['x-component-props']).toMatchObject({ placeholder: 'entity.placeholder.keepPassword' });
+    expect(fieldsOf(toFormily(views.user, { t, mode: 'detail' })).password).toBeUndefined();
+  });
+
+  test("a hospital's parent is required (entity if/then with the view's fixed kind), a central hospital's is not", () => {
+    expect(fieldsOf(toFormily(views.hospital, { t, mode: 'create' })).parentId.required).toBe(true);
+    expect(fieldsOf(toFormily(views.centralHospital, { t, mode: 'create' })).parentId.required).toBeUndefined();
+    expect(fieldsOf(toFormily(views.hospital, { t, mode: 'create' })).kind['x-pattern']).toBe('readPretty');
+  });
+
+  test('code tables become options with code.<table>.<value> labels; formats and patterns become rules', () => {
+    const f = fieldsOf(toFormily(views.user, { t, mode: 'create' }));
+    expect(f.title.enum).toEqual([4, 3, 2, 1, -1].map((v) => ({ value: v, label: `code.doctorTitle.${v}` })));
+    expect(f.status['x-validator']).toEqual([{ required: true, message: 'validation.select {"field":"entity.user.field.status"}' }]);
+    expect(f.mobile['x-validator']).toContainEqual({
+      pattern: '^(\\+86)?1[3-9]\\d{9}$',
+      message: 'validation.pattern {"field":"entity.user.field.mobile"}',
+    });
+    const org = fieldsOf(toFormily(views.regionOrg, { t, mode: 'create' }));
+    expect(org.uploadIp['x-validator']).toContainEqual({
+      format: 'ipv4',
+      message: 'validation.format {"field":"entity.org.field.uploadIp"}',
+    });
+    expect(org.uploaderFlag['x-component']).toBe('Switch');
+  });
+
+  test('memberships: an ArrayTable with dependent department options and unique hospitals', () => {
+    const m = fieldsOf(toFormily(views.user, { t, mode: 'create' })).memberships;
+    expect(m['x-component']).toBe('ArrayTable');
+    expect(m['x-validator']).toContainEqual({
+      uniqueBy: 'hospitalId',
+      message: 'validation.uniqueItems {"field":"entity.user.field.memberships"}',
+    });
+    const cells = (m.items as ISchema).properties as Record<string, ISchema>;
+    const dept = (cells.column_departmentId.properties as Record<string, ISchema>).departmentId;
+    expect(dept['x-component-props']).toEqual({ source: { resource: 'department', dependsOn: { hospitalId: 'hospitalId' } } });
+    expect(dept.required).toBeUndefined();
+    expect((cells.column_hospitalId.properties as Record<string, ISchema>).hospitalId.required).toBe(true);
+  });
+
+  test('a virtual field: the view\'s component and props in every mode, no rules, never saved', () => {
+    for (const mode of modes) {
+      const sig = fieldsOf(toFormily(views.user, { t, mode })).signature;
+      expect(sig).toMatchObject({
+        title: 'entity.user.field.signature',
+        'x-component': 'ImageUpload',
+        'x-decorator-props': { gridSpan: 2, 'data-testid': 'field-signature' },
+      });
+      expect(sig['x-component-props']).toEqual(views.user.fields?.signature.props);
+      expect(sig['x-validator']).toBeUndefined();
+      expect(sig['x-pattern']).toBeUndefined();
+    }
+    expect(initialValues(views.user)).not.toHaveProperty('signature');
+    expect(toPayload(views.user, { name: '张三', signature: 'data:image/png;base64,AAAA', hasSignature: true }, 3)).toEqual({ id: 3, name: '张三' });
+    // A name the entity lacks is an error unless the view declares it virtual.
+    const { signature: _virtual, ...hints } = views.user.fields ?? {};
+    expect(() => toFormily({ ...views.user, fields: hints }, { t, mode: 'edit' })).toThrow('entities/user.json has no field signature');
+  });
+
+  test('every field carries data-testid field-<name>', () => {
+    const f = fieldsOf(toFormily(views.department, { t, mode: 'create' }));
+    expect(Object.entries(f).map(([k, v]) => [k, (v['x-decorator-props'] as Record<string, unknown>)['data-testid']])).toEqual(
+      ['hospitalId', 'code', 'name', 'shortcut'].map((k) => [k, `field-${k}`]),
+    );
+  });
+
+  test('role: the permission tree, and custom conditions only while the scope is custom', () => {
+    const f = fieldsOf(toFormily(views.role, { t, mode: 'edit' }));
+    expect(f.permissions['x-component']).toBe('PermissionTree');
+    // Shown while the scope is custom, and then required (role.json's if/then).
+    expect(f.dataConditions['x-reactions']).toEqual([
+      { dependencies: ['dataScope'], fulfill: { state: { visible: '{{$deps[0] === "custom"}}' } } },
+      { dependencies: ['dataScope'], fulfill: { state: { required: '{{$deps[0] === "custom"}}' } } },
+    ]);
+    expect(f.dataConditions['x-validator']).toEqual([
+      { required: false, message: 'validation.required {"field":"entity.role.field.dataConditions"}' },
+    ]);
+    expect(fieldsOf(toFormily(views.user, { t, mode: 'edit' })).dataScope['x-component-props']).toEqual({ withMode: true });
+  });
+});
+
+describe('conditions of an entity', () => {
+  test('holds() decides only what it understands', () => {
+    expect(holds({ required: ['id'] }, {})).toBe(false);
+    expect(holds({ not: { required: ['id'] } }, {})).toBe(true);
+    expect(holds({ properties: { kind: { const: 'subordinate' } }, required: ['kind'] }, { kind: 'subordinate' })).toBe(true);
+    expect(holds({ pattern: 'x' }, {})).toBe(false);
+  });
+
+  test('a requirement on a field the user picks follows that field', () => {
+    expect(requiredWhen(entityModel('role'), {})).toEqual([{ field: 'dataConditions', when: 'dataScope', equals: 'custom' }]);
+    expect(requiredWhen(entityModel('org'), { kind: 'central' })).toEqual([]);
+    expect(requiredWhen(entityModel('org'), {})).toEqual([{ field: 'parentId', when: 'kind', equals: 'subordinate' }]);
+    expect(requiredWhen(entityModel('user'), {})).toEqual([]);
+  });
+
+  test('password on create only; parent for subordinate hospitals only', () => {
+    expect(conditionallyRequired(entityModel('user'), {})).toEqual(['password']);
+    expect(conditionallyRequired(entityModel('user'), { id: 1 })).toEqual([]);
+    expect(conditionallyRequired(entityModel('org'), { kind: 'subordinate' })).toEqual(['parentId']);
+    expect(conditionallyRequired(entityModel('org'), { kind: 'central' })).toEqual([]);
+    expect(conditionallyRequired(entityModel('org'), {})).toEqual([]);
+  });
+});
+
+describe('toColumns', () => {
+  const loadOptions = jest.fn(async () => [{ value: 1, label: 'x' }]);
+
+  test.each(byName)('%s', (_name, view) => {
+    expect(toColumns(view, { t, loadOptions })).toMatchSnapshot();
+  });
+
+  test('only list.query fields are searchable; query-only fields are hidden in the table', () => {
+    const cols = toColumns(views.user, { t, loadOptions });
+    const searchable = cols.filter((c) => c.search !== false).map((c) => c.key);
+    expect(searchable).toEqual(['name', 'mobile', 'title', 'status', `lastLoginAt${RANGE_SUFFIX}`]);
+    const hospital = toColumns(views.hospital, { t, loadOptions });
+    expect(hospital.find((c) => c.key === 'businessMode')?.search).toBeUndefined();
+    const dept = toColumns(views.department, { t, loadOptions });
+    expect(dept.find((c) => c.key === 'hospitalId')).toMatchObject({ valueType: 'select' });
+  });
+
+  test('enums are select filters with code labels; booleans are yes/no', () => {
+    const cols = toColumns(views.user, { t, loadOptions });
+    const sex = cols.find((c) => c.key === 'sex') as Column;
+    expect(sex.valueType).toBe('select');
+    expect([...(sex.valueEnum as Map<number, { text: string }>).entries()]).toEqual([
+      [1, { text: 'code.sex.1' }],
+      [2, { text: 'code.sex.2' }],
+      [3, { text: 'code.sex.3' }],
+      [4, { text: 'code.sex.4' }],
+    ]);
+    const flag = toColumns(views.regionOrg, { t, loadOptions }).find((c) => c.key === 'uploaderFlag') as Column;
+    expect([...(flag.valueEnum as Map<boolean, { text: string }>).keys()]).toEqual([true, false]);
+  });
+
+  test('a date-time query field: a day-range picker with the quick ranges, sent as [from, next day)', () => {
+    const cols = toColumns(views.regionOrg, { t, loadOptions });
+    expect(cols.find((c) => c.key === 'createdAt')).toMatchObject({
+      valueType: 'dateTime',
+      search: false,
+      sorter: true,
+      defaultSortOrder: 'descend',
+    });
+    const range = cols.find((c) => c.key === `createdAt${RANGE_SUFFIX}`) as Column;
+    expect(range).toMatchObject({ valueType: 'dateRange', hideInTable: true });
+    const presets = (range.fieldProps as { presets: Array<{ label: string; value: () => unknown[] }> }).presets;
+    expect(presets.map((p) => p.label)).toEqual([
+      'entity.range.today',
+      'entity.range.yesterday',
+      'entity.range.last3Days',
+      'entity.range.last7Days',
+    ]);
+    expect(presets[0].value()).toHaveLength(2);
+    const transform = (range.search as { transform: (v: unknown) => Record<string, string[]> }).transform;
+    expect(transform(['2026-01-10', '2026-01-12'])).toEqual({
+      createdAt: [new Date(2026, 0, 10).toISOString(), new Date(2026, 0, 13).toISOString()],
+    });
+    expect(transform(undefined)).toEqual({});
+  });
+
+  test('options of a resource load through the injected loader', async () => {
+    const col = toColumns(views.hospital, { t, loadOptions }).find((c) => c.key === 'parentId') as Column;
+    await (col.request as () => Promise<unknown>)();
+    expect(loadOptions).toHaveBeenCalledWith({ resource: 'org', params: { kind: 'central' } });
+  });
+
+  test('hideInList columns start hidden', () => {
+    expect(hiddenColumns(views.user)).toEqual({ workNo: { show: false } });
+  });
+});
+
+describe('toListQuery', () => {
+  test('paging, the view default sort, coerced filters of query fields only, fixed filters win', () => {
+    expect(
+      toListQuery(
+        views.hospital,
+        { current: 2, pageSize: 50, name: ' 一院 ', parentId: '3', businessMode: '2', kind: 'region', _timestamp: 1 },
+        {},
+      ),
+    ).toEqual({
+      page: 2,
+      pageSize: 50,
+      sort: { field: 'createdAt', order: 'descend' },
+      filters: { name: '一院', parentId: 3, businessMode: 2, kind: 'subordinate' },
+    });
+  });
+
+  test('a clicked sort wins; empty values are not filters; the page size is capped', () => {
+    expect(toListQuery(views.user, { current: 1, pageSize: 500, name: '', status: undefined }, { name: 'ascend' })).toEqual({
+      page: 1,
+      pageSize: 100,
+      sort: { field: 'name', order: 'ascend' },
+      filters: {},
+    });
+  });
+
+  test('a date range filter passes through as [from, to)', () => {
+    const range = ['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'];
+    expect(toListQuery(views.user, { lastLoginAt: range }).filters).toEqual({ lastLoginAt: range });
+  });
+});
+
+describe('forms and the API', () => {
+  test('a new record starts with the fixed values', () => {
+    expect(initialValues(views.centralHospital)).toEqual({ kind: 'central' });
+    expect(initialValues(views.user)).toEqual({ status: 1, memberships: [{}] });
+    expect(initialValues(views.role)).toEqual({});
+  });
+
+  test('the save payload: writable known fields only, blanks dropped, id on edit', () => {
+    const values = {
+      id: 9,
+      mobile: ' 13800000001 ',
+      name: '张三',
+      username: '',
+      password: '',
+      status: 1,
+      memberships: [{ hospitalId: 1, roleId: 2, departmentId: undefined, __DO_NOT_USE_THIS_PROPERTY_index__: 0 }],
+      hospitalNames: '一院',
+      lastLoginAt: '2026-01-01T00:00:00Z',
+      dataScope: { mode: 'all' },
+      permissions: { 'system.user': ['view'] },
+      surprise: true,
+    };
+    expect(toPayload(views.user, values, '9')).toEqual({
+      id: 9,
+      mobile: '13800000001',
+      name: '张三',
+      status: 1,
+      memberships: [{ hospitalId: 1, roleId: 2 }],
+      dataScope: { mode: 'all' },
+    });
+    // Formily starts object fields as {}: an untouched data scope is no value; an empty permission map is one.
+    expect(toPayload(views.user, { name: '张三', dataScope: {} })).toEqual({ name: '张三' });
+    expect(toPayload(views.user, { name: '张三', dataScope: { logic: '' } })).toEqual({ name: '张三' });
+    expect(toPayload(views.role, { name: 'R', dataScope: 'own', permissions: {} })).toEqual({ name: 'R', dataScope: 'own', permissions: {} });
+    expect(toPayload(views.role, { name: 'R', dataScope: 'all', permissions: { 'system.user': ['view', 'add'] }, userCount: 3 })).toEqual({
+      name: 'R',
+      dataScope: 'all',
+      permissions: { 'system.user': ['view', 'add'] },
+    });
+    expect(toPayload(views.hospital, { code: 'H1', name: '一院', kind: 'region', parentId: null })).toEqual({
+      code: 'H1',
+      name: '一院',
+      kind: 'subordinate',
+      parentId: null,
+    });
+  });
+
+  test('a server field error lands on the nearest field the form has', () => {
+    const has = new Set(['dataScope', 'memberships', 'memberships.0.hospitalId', 'mobile']);
+    const exists = (p: string) => has.has(p);
+    expect(errorFieldPath('mobile', exists)).toBe('mobile');
+    expect(errorFieldPath('memberships.0.hospitalId', exists)).toBe('memberships.0.hospitalId');
+    expect(errorFieldPath('memberships/1/roleId', exists)).toBe('memberships');
+    expect(errorFieldPath('dataScope.conditions.0.value', exists)).toBe('dataScope');
+    expect(errorFieldPath('nothing', exists)).toBeUndefined();
+  });
+
+  test('form URLs: ?view= only when the route serves another view by default', () => {
+    expect(formUrl(views.user, 'create')).toBe('/addUser');
+    expect(formUrl(views.user, 'edit', 5)).toBe('/addUser?id=5');
+    expect(formUrl(views.centralHospital, 'detail', 7)).toBe('/regionOrgDetail?view=centralHospital&id=7&mode=detail');
+    expect(formUrl(views.department, 'create')).toBeUndefined();
+    expect(resolveView('/regionOrgDetail', 'centralHospital')).toBe(views.centralHospital);
+    expect(resolveView('/regionOrgDetail', null)).toBe(views.regionOrg);
+    expect(resolveView('/addUser', 'centralHospital')).toBe(views.user);
+    expect(resolveView('/dashboard', null)).toBeUndefined();
+  });
+});
+
+describe('texts', () => {
+  test.each(['zh-CN', 'en-US'])('every key the renderers asked for exists in %s', (lang) => {
+    for (const view of Object.values(views)) for (const mode of modes) toFormily(view, { t, mode });
+    for (const view of Object.values(views)) toColumns(view, { t });
+    expect(asked.size).toBeGreaterThan(50);
+    expect([...asked].filter((k) => resources[lang][k] === undefined)).toEqual([]);
+  });
+});

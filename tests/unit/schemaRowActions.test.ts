@@ -1,0 +1,125 @@
+/**
+ * A view's row actions and the picture upload, as pure functions. Scenarios:
+ * - fillPath: {field} takes the record's value, URL-encoded; a missing value (no id
+ *   yet) gives no path; pathFields lists the placeholders
+ * - visibleRowActions: the user's unlock shows only with system.user:unlock and only on
+ *   a row whose lockedUntil has a value; present:false inverts; a row without the
+ *   path's values offers nothing; no map, nothing
+ * - runRowAction: the view's method on the filled path through the injected request
+ * - imageProblem: type, then file size, then exact pixels (the server's order); the
+ *   user view's picture limits are usable; every problem has its text
+ */
+import { resources } from '../../locales';
+import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
+import { fillPath, pathFields } from '@/schema/pathTemplate';
+import { rowActionAllowed, rowActionApplies, rowActionTextKey, runRowAction, visibleRowActions } from '@/schema/rowActions';
+import type { RequestFn, RequestOptions } from '@/services/request';
+import type { RowAction, View } from '@/schema/types';
+import { views } from '@/schema/views';
+
+const user = views.user;
+const unlock = user.rowActions![0];
+const admin = { 'system.user': ['view', 'add', 'edit', 'delete', 'unlock'] };
+const editor = { 'system.user': ['view', 'edit'] };
+const locked = { id: 3, name: '技师小吴', lockedUntil: '2026-11-22T10:00:00.000Z' };
+const free = { id: 4, name: '陈医生' };
+
+describe('fillPath', () => {
+  test('placeholders take the record values, URL-encoded', () => {
+    expect(fillPath('/api/ucenter/v1/user/unlock/{id}', { id: 3 })).toBe('/api/ucenter/v1/user/unlock/3');
+    expect(fillPath('/api/x/{code}/{id}', { code: 'a/b c', id: 1 })).toBe('/api/x/a%2Fb%20c/1');
+    expect(fillPath('/api/health', undefined)).toBe('/api/health');
+    expect(pathFields('/api/x/{code}/{id}')).toEqual(['code', 'id']);
+  });
+
+  test('no path while a placeholder has no value (a record not saved yet)', () => {
+    expect(fillPath('/api/ucenter/v1/user/signature/{id}', {})).toBeUndefined();
+    expect(fillPath('/api/ucenter/v1/user/signature/{id}', { id: null })).toBeUndefined();
+    expect(fillPath('/api/ucenter/v1/user/signature/{id}', { id: '' })).toBeUndefined();
+    expect(fillPath('/api/x/{id}', { id: { nested: 1 } })).toBeUndefined();
+  });
+});
+
+describe('row actions', () => {
+  test('unlock: offered with system.user:unlock on a locked row only', () => {
+    expect(visibleRowActions(user, locked, admin)).toEqual([unlock]);
+    expect(visibleRowActions(user, free, admin)).toEqual([]);
+    expect(visibleRowActions(user, { ...locked, lockedUntil: null }, admin)).toEqual([]);
+    expect(visibleRowActions(user, { ...locked, lockedUntil: '' }, admin)).toEqual([]);
+  });
+
+  test('without the right, or without a permission map, nothing is offered', () => {
+    expect(rowActionAllowed(user, unlock, admin)).toBe(true);
+    expect(rowActionAllowed(user, unlock, editor)).toBe(false);
+    expect(visibleRowActions(user, locked, editor)).toEqual([]);
+    expect(visibleRowActions(user, locked, null)).toEqual([]);
+    expect(visibleRowActions(user, locked, undefined)).toEqual([]);
+    // The right is read in the view's module, not in another module's.
+    expect(visibleRowActions(user, locked, { report: ['unlock'] })).toEqual([]);
+  });
+
+  test('present:false offers the action while the field is empty; a row lacking the path values offers nothing', () => {
+    const relock: RowAction = { ...unlock, key: 'lock', visibleWhen: { field: 'lockedUntil', present: false } };
+    const view: View = { ...user, rowActions: [unlock, relock] };
+    const map = { 'system.user': ['unlock'] };
+    expect(visibleRowActions(view, free, map).map((a) => a.key)).toEqual(['lock']);
+    expect(visibleRowActions(view, locked, map).map((a) => a.key)).toEqual(['unlock']);
+    expect(rowActionApplies(unlock, { lockedUntil: locked.lockedUntil })).toBe(false);
+    const plain: RowAction = { key: 'ping', permission: 'view', call: { method: 'GET', path: '/api/ucenter/v1/user/ping/{id}' } };
+    expect(visibleRowActions({ ...user, rowActions: [plain] }, free, editor)).toEqual([plain]);
+  });
+
+  test('a view without row actions offers none', () => {
+    expect(visibleRowActions(views.department, { id: 1 }, { 'system.department': ['view', 'delete'] })).toEqual([]);
+  });
+
+  test('texts: entity.<entity>.action.<key>, …Confirm, …Done', () => {
+    expect(rowActionTextKey(user, unlock)).toBe('entity.user.action.unlock');
+    expect(rowActionTextKey(user, unlock, 'Confirm')).toBe('entity.user.action.unlockConfirm');
+    expect(rowActionTextKey(user, unlock, 'Done')).toBe('entity.user.action.unlockDone');
+  });
+
+  test('runRowAction calls the view\'s method on the row\'s path', async () => {
+    const calls: Array<[string, RequestOptions | undefined]> = [];
+    const req = (async (path: string, options?: RequestOptions) => {
+      calls.push([path, options]);
+      return null;
+    }) as RequestFn;
+    await runRowAction(unlock, locked, req);
+    expect(calls).toEqual([['/api/ucenter/v1/user/unlock/3', { method: 'POST' }]]);
+    await expect(runRowAction(unlock, { lockedUntil: 'x' }, req)).rejects.toThrow('lacks a value');
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('picture checks', () => {
+  const limits = user.fields!.signature.props as unknown as ImageLimits;
+  const png = { type: 'image/png', bytes: 20_000, width: 200, height: 130 };
+
+  test("the user view's signature limits mirror the server: JPG or PNG, 1 MB, 200x130", () => {
+    expect(isImageLimits(limits)).toBe(true);
+    expect(limits).toMatchObject({ types: ['image/jpeg', 'image/png'], maxBytes: 1024 * 1024, width: 200, height: 130 });
+    expect(typeNames(limits.types)).toBe('JPG / PNG');
+    expect(sizeText(limits.maxBytes)).toBe('1 MB');
+    expect(sizeText(200 * 1024)).toBe('200 KB');
+    expect(isImageLimits({ types: [], maxBytes: 1, width: 1, height: 1 })).toBe(false);
+    expect(isImageLimits({ types: ['image/png'], maxBytes: 1, width: 0, height: 1 })).toBe(false);
+  });
+
+  test('type first, then file size, then exact pixels', () => {
+    expect(imageProblem(png, limits)).toBeUndefined();
+    expect(imageProblem({ ...png, type: 'image/jpeg' }, limits)).toBeUndefined();
+    expect(imageProblem({ ...png, type: 'image/gif', bytes: 5_000_000, width: 1 }, limits)).toEqual({ key: 'badType' });
+    expect(imageProblem({ ...png, bytes: 1024 * 1024 + 1, width: 1 }, limits)).toEqual({ key: 'tooLarge' });
+    expect(imageProblem({ ...png, bytes: 1024 * 1024 }, limits)).toBeUndefined();
+    expect(imageProblem({ ...png, width: 201 }, limits)).toEqual({ key: 'badSize', actualWidth: 201, actualHeight: 130 });
+    expect(imageProblem({ ...png, height: 129 }, limits)).toEqual({ key: 'badSize', actualWidth: 200, actualHeight: 129 });
+    // Before decoding only type and size are judged.
+    expect(imageProblem({ type: 'image/png', bytes: 10 }, limits)).toBeUndefined();
+  });
+
+  test.each(['zh-CN', 'en-US', 'ru-RU'])('every problem has its text in %s', (lang) => {
+    const keys: Array<ImageProblem['key']> = ['badType', 'tooLarge', 'badSize'];
+    expect(keys.map((k) => `entity.upload.${k}`).filter((k) => resources[lang][k] === undefined)).toEqual([]);
+  });
+});
