@@ -25,6 +25,7 @@ export interface FieldInfo {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  multipleOf?: number;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -99,6 +100,7 @@ function describe(name: string, node: JsonSchema, required: boolean): FieldInfo 
     'maxLength',
     'minimum',
     'maximum',
+    'multipleOf',
     'minItems',
     'maxItems',
     'uniqueItems',

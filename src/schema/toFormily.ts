@@ -5,7 +5,8 @@
  * - groups become sections (Section) holding a FormGrid of `form.columns` (default 2)
  * - titles are entity.<entity>.field.<field>; section titles entity.group.<key>
  * - required, lengths, pattern, format, bounds and item counts become x-validator rules
- *   with validation.* messages naming the field; a requirement from the entity's
+ *   with validation.* messages naming the field (the schemas' own formats, such as
+ *   id-card, run config/formats.ts like the server); a requirement from the entity's
  *   if/then applies when the view's fixed values and the mode decide it, and follows
  *   the field it depends on when the user picks that field (role: custom scope)
  * - code-table values become Select options labelled code.<table>.<value>
@@ -17,6 +18,7 @@
  * - every field's FormItem carries data-testid field-<name> (page objects find it)
  */
 import type { ISchema } from '@formily/json-schema';
+import { STRING_FORMATS } from '../../config/formats';
 import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
 import type { FieldHint, Translate, View } from './types';
@@ -31,6 +33,18 @@ const DEFAULT_COLUMNS = 2;
 
 /** JSON Schema formats → Formily's built-in format rules. */
 const FORMATS: Record<string, string> = { ipv4: 'ipv4', email: 'email', uri: 'url' };
+
+/**
+ * A rule for one of the schemas' own formats (config/formats.ts), the function the
+ * server's ajv runs too. Formily registers formats only as regular expressions, and an
+ * identity number's checksum is not one, so it is a validator. Empty is not its
+ * business: `required` says that.
+ */
+function customFormatRule(format: string, message: string): Record<string, unknown> | undefined {
+  const test = STRING_FORMATS[format];
+  if (!test) return undefined;
+  return { validator: (value: unknown) => value === undefined || value === null || value === '' || (typeof value === 'string' && test(value)), message };
+}
 
 export function fieldLabelKey(entity: string, name: string): string {
   return `entity.${entity}.field.${name}`;
@@ -76,10 +90,15 @@ function rules(ctx: Ctx, f: FieldInfo, h: FieldHint, title: string, required: bo
     if (f.maxLength !== undefined) out.push({ maxLength: f.maxLength, message: msg('maxLength', f.maxLength) });
     if (f.pattern) out.push({ pattern: f.pattern, message: msg('pattern') });
     if (f.format && FORMATS[f.format]) out.push({ format: FORMATS[f.format], message: msg('format') });
+    const custom = f.format ? customFormatRule(f.format, msg('format')) : undefined;
+    if (custom) out.push(custom);
   }
   if ((f.type === 'integer' || f.type === 'number') && !choice) {
     if (f.minimum !== undefined) out.push({ minimum: f.minimum, message: msg('minimum', f.minimum) });
     if (f.maximum !== undefined) out.push({ maximum: f.maximum, message: msg('maximum', f.maximum) });
+    // e.g. a price to the fen; compared on the scaled value, since 1.1 % 0.01 is not 0 in floating point
+    const step = f.multipleOf;
+    if (step) out.push({ validator: (v: unknown) => typeof v !== 'number' || Math.abs(v / step - Math.round(v / step)) < 1e-9, message: msg('invalid') });
   }
   if (f.type === 'array') {
     if (f.minItems !== undefined && (f.minItems > 1 || (f.minItems === 1 && !required))) {

@@ -21,6 +21,7 @@ export interface JsonSchema {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
+  multipleOf?: number;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -42,7 +43,11 @@ export interface JsonSchema {
   definitions?: Record<string, JsonSchema>;
 }
 
-export type OptionSource = { code: string } | { resource: string; params?: Record<string, Scalar>; dependsOn?: Record<string, string> };
+export type OptionSource =
+  | { code: string }
+  /** A data dictionary's enabled items, by the dictionary's code. */
+  | { dictionary: string }
+  | { resource: string; params?: Record<string, Scalar>; dependsOn?: Record<string, string> };
 
 export interface FieldHint {
   component?: string;
@@ -71,6 +76,15 @@ export interface RowAction {
   visibleWhen?: { field: string; present: boolean };
 }
 
+/**
+ * Excel import / export / template on a list (view.list.excel): the resource whose base
+ * path serves them and the query field that scopes them (e.g. the chosen dictionary).
+ */
+export interface ExcelSpec {
+  resource: string;
+  filter: string;
+}
+
 export interface SortSpec {
   field: string;
   order: 'ascend' | 'descend';
@@ -82,7 +96,7 @@ export interface View {
   resource: string;
   permission: string;
   fixedFilters?: Record<string, Scalar>;
-  list: { columns: string[]; query?: string[]; sortable?: string[]; defaultSort?: SortSpec };
+  list: { columns: string[]; query?: string[]; sortable?: string[]; defaultSort?: SortSpec; excel?: ExcelSpec };
   form: { mode?: 'page' | 'modal'; columns?: number; groups: Array<{ key: string; fields: string[] }> };
   fields?: Record<string, FieldHint>;
   rowActions?: RowAction[];
