@@ -8,6 +8,7 @@
 import type { Db, Queryable } from './db';
 import type { IdentityConfig } from './config';
 import { DEMO_ORGS } from '../mock/region';
+import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, demoAeTitle, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { allPermissions, MODULES, type PermissionMap } from './identity/access';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
@@ -26,6 +27,7 @@ export async function seedDemo(locked: Db): Promise<boolean> {
         departments.set(`${code}/${dCode}`, r.rows[0].id);
       }
     }
+    await insertBaseData(q, orgs, departments);
     const roles = new Map<string, number>();
     for (const role of DEMO_ROLES) roles.set(role.key, await insertRole(q, role, orgs));
     for (const [i, user] of DEMO_USERS.entries()) {
@@ -111,4 +113,42 @@ async function insertRole(q: Queryable, role: DemoRole, orgs: Map<string, number
     [role.name, role.explain, JSON.stringify(expandGrants(role.grants)), role.dataScope, JSON.stringify((role.regionOrgCodes ?? []).map((c) => orgs.get(c)))],
   );
   return rows[0].id;
+}
+
+/** Exam parts, devices, exam items and QC rules of the demo region (mock/baseData.ts). */
+async function insertBaseData(q: Queryable, orgs: Map<string, number>, departments: Map<string, number>): Promise<void> {
+  const organs = new Map<string, { id: number; bodyId: number }>();
+  for (const [i, body] of DEMO_ORGANS.entries()) {
+    const b = await q.query<{ id: number }>('INSERT INTO organ (code, name, sort) VALUES ($1, $2, $3) RETURNING id', [body.code, body.name, i]);
+    for (const [j, [code, name]] of body.parts.entries()) {
+      const o = await q.query<{ id: number }>('INSERT INTO organ (parent_id, code, name, sort) VALUES ($1, $2, $3, $4) RETURNING id', [b.rows[0].id, code, name, j]);
+      organs.set(code, { id: o.rows[0].id, bodyId: b.rows[0].id });
+    }
+  }
+  for (const [h, [orgCode, devices]] of Object.entries(DEMO_DEVICES).entries()) {
+    const hospitalId = orgs.get(orgCode);
+    const perModality = new Map<string, number>();
+    for (const [i, d] of devices.entries()) {
+      const n = (perModality.get(d.modality) ?? 0) + 1;
+      perModality.set(d.modality, n);
+      const { ip, port } = demoDeviceAddress(h, i);
+      await q.query(
+        `INSERT INTO device (hospital_id, department_id, name, model, modality, ip, port, location, ae_title)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [hospitalId, departments.get(`${orgCode}/${d.department}`), d.name, d.model, d.modality, ip, port, d.location, demoAeTitle(orgCode, d.modality, n)],
+      );
+    }
+    // A hospital offers the items its devices can do.
+    const modalities = new Set(devices.map((d) => d.modality));
+    for (const item of DEMO_EXAM_ITEMS.filter((it) => modalities.has(it.modality))) {
+      const organ = organs.get(item.organ);
+      await q.query(
+        'INSERT INTO exam_item (hospital_id, code, name, modality, body_id, organ_id, price) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [hospitalId, item.code, item.name, item.modality, organ?.bodyId, organ?.id, item.price],
+      );
+    }
+  }
+  for (const rule of DEMO_QC_RULES) {
+    await q.query('INSERT INTO qc_rule (name, description, type) VALUES ($1, $2, $3)', [rule.name, rule.description, rule.type]);
+  }
 }

@@ -27,6 +27,8 @@ export interface ResourceDef<T extends { id?: number }> {
   /** Code for "no such row (or not yours)". */
   notFound: string;
   list: ListSpec;
+  /** Replaces the plain paged query of `list` (e.g. a tree that nests children). */
+  listRows?(q: Queryable, body: ListBody, me: AuthContext): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
   /** One row by id within the caller's scope, or undefined. */
   get(q: Queryable, id: number, me: AuthContext): Promise<T | undefined>;
   /** Creates or updates (body.id) in a transaction; returns the id. */
@@ -61,7 +63,9 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
       },
     },
     async (request) => {
-      const { list, total } = await runList(fastify.db, def.list, request.body ?? {}, caller(request).scope);
+      const body = request.body ?? {};
+      if (def.listRows) return ok(await def.listRows(fastify.db, body, caller(request)));
+      const { list, total } = await runList(fastify.db, def.list, body, caller(request).scope);
       return ok({ list: list.map(dropNulls), total });
     },
   );

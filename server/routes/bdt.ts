@@ -4,12 +4,14 @@ import { AppError } from '../lib/errors';
 import { registerResource, uniqueOr } from '../lib/resource';
 import { scopeSql } from '../identity/scope';
 import type { Department } from '../../src/types/generated/entities/department';
+import dictionaryRoutes from './dictionary';
 
 
 const DEPT_SELECT = `d.id, d.hospital_id AS "hospitalId", o.name AS "hospitalName", d.code, d.name, d.shortcut, d.created_at AS "createdAt"`;
 const inScope = { hospitalColumn: 'd.hospital_id' };
 
 export default async function bdtRoutes(fastify: FastifyInstance) {
+  await fastify.register(dictionaryRoutes);
   registerResource<Department>(fastify, {
     path: 'department',
     tag: 'bdt',
@@ -45,7 +47,11 @@ export default async function bdtRoutes(fastify: FastifyInstance) {
       }, { department_hospital_id_code_key: 'BDT101', department_hospital_id_name_key: 'BDT102' });
     },
     async remove(q, id) {
-      const used = await q.query('SELECT 1 FROM user_membership WHERE department_id = $1 LIMIT 1', [id]);
+      // Members and devices keep their department; it goes only when nothing refers to it.
+      const used = await q.query(
+        'SELECT 1 FROM user_membership WHERE department_id = $1 UNION ALL SELECT 1 FROM device WHERE department_id = $1 LIMIT 1',
+        [id],
+      );
       if (used.rowCount) throw new AppError('BDT003');
       await q.query('DELETE FROM department WHERE id = $1', [id]);
     },

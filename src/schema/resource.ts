@@ -1,11 +1,11 @@
 /**
  * The resource contract the generic screens speak (react-admin's data provider, keyed
  * by resource): list / detail / save / remove / options on the base path of
- * ./resources.json, always through the one request wrapper. `req` is injectable so
+ * config/resources.json, always through the one request wrapper. `req` is injectable so
  * tests and the stub run drive the same code with a fake fetcher.
  */
 import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
-import bases from './resources.json';
+import registry from '../../config/resources.json';
 import type { ListQuery } from './toColumns';
 import type { Option, Scalar } from './types';
 
@@ -24,11 +24,13 @@ export interface ResourceApi {
   options(params?: Record<string, Scalar | undefined>): Promise<Option[]>;
 }
 
-export const resourceNames: string[] = Object.keys(bases).filter((k) => !k.startsWith('$'));
+const resources = registry as unknown as Record<string, { base: string }>;
+
+export const resourceNames: string[] = Object.keys(resources).filter((k) => !k.startsWith('$'));
 
 export function resourceBase(resource: string): string {
-  const base = (bases as Record<string, string>)[resource];
-  if (!base || resource.startsWith('$')) throw new Error(`unknown resource ${resource} (src/schema/resources.json)`);
+  const base = resource.startsWith('$') ? undefined : resources[resource]?.base;
+  if (!base) throw new Error(`unknown resource ${resource} (config/resources.json)`);
   return base;
 }
 

@@ -1,40 +1,13 @@
 /**
- * The JSON Schemas under schemas/ the client renders from, imported statically (the
- * bundle holds them; no fetch). tests/unit/schemaViews.test.ts checks that every file
- * of schemas/common.json, schemas/codes and schemas/entities is listed here.
+ * The JSON Schemas under schemas/ the client renders from, imported statically by the
+ * generated catalogue (the bundle holds them; no fetch; `npm run schemas` lists them).
  * Relative $refs are made absolute once, so the rest of the engine looks up
  * "common.json#/definitions/id" without knowing where a schema came from.
  */
-import common from '../../schemas/common.json';
-import businessMode from '../../schemas/codes/businessMode.json';
-import dataScopeLogic from '../../schemas/codes/dataScopeLogic.json';
-import dataScopeOperator from '../../schemas/codes/dataScopeOperator.json';
-import doctorTitle from '../../schemas/codes/doctorTitle.json';
-import orgKind from '../../schemas/codes/orgKind.json';
-import roleDataScope from '../../schemas/codes/roleDataScope.json';
-import sex from '../../schemas/codes/sex.json';
-import userStatus from '../../schemas/codes/userStatus.json';
-import department from '../../schemas/entities/department.json';
-import org from '../../schemas/entities/org.json';
-import role from '../../schemas/entities/role.json';
-import user from '../../schemas/entities/user.json';
+import { schemaFiles } from '../types/generated/catalog';
 import type { JsonSchema, Scalar } from './types';
 
-const files = [
-  common,
-  businessMode,
-  dataScopeLogic,
-  dataScopeOperator,
-  doctorTitle,
-  orgKind,
-  roleDataScope,
-  sex,
-  userStatus,
-  department,
-  org,
-  role,
-  user,
-] as unknown as JsonSchema[];
+const files = schemaFiles as JsonSchema[];
 
 const BASE = 'http://schemas.invalid/';
 

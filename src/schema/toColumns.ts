@@ -37,9 +37,12 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
   const source = view.fields?.[f.name]?.options;
   if (source) {
     const load = opts.loadOptions;
+    // A column shows every row's label, so it asks for all options in scope, not those
+    // of one parent (a department column lists departments of every hospital).
+    const all = 'resource' in source && source.dependsOn ? { ...source, dependsOn: undefined } : source;
     return {
       valueType: 'select',
-      request: load ? () => load(source) : undefined,
+      request: load ? () => load(all) : undefined,
       fieldProps: { showSearch: true, optionFilterProp: 'label', ...(f.type === 'array' ? { mode: 'multiple' } : {}) },
     };
   }

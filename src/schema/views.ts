@@ -1,26 +1,14 @@
 /**
- * The one list of views (schemas/views/*.json), imported statically; a test fails when
- * a file there is missing here. Also where a screen finds its view: the route's `view`
+ * The one list of views (schemas/views/*.json), imported statically by the generated
+ * catalogue (`npm run schemas`). Also where a screen finds its view: the route's `view`
  * in config/routes.json, or `?view=` when a form route serves several views (the org
  * form serves regionOrg, centralHospital and hospital).
  */
 import routes from '../../config/routes.json';
-import centralHospital from '../../schemas/views/centralHospital.json';
-import department from '../../schemas/views/department.json';
-import hospital from '../../schemas/views/hospital.json';
-import regionOrg from '../../schemas/views/regionOrg.json';
-import role from '../../schemas/views/role.json';
-import user from '../../schemas/views/user.json';
+import { viewFiles } from '../types/generated/catalog';
 import type { View } from './types';
 
-export const views: Readonly<Record<string, View>> = Object.freeze({
-  centralHospital,
-  department,
-  hospital,
-  regionOrg,
-  role,
-  user,
-} as unknown as Record<string, View>);
+export const views: Readonly<Record<string, View>> = Object.freeze(viewFiles as unknown as Record<string, View>);
 
 export function viewName(view: View): string {
   return view.$id.replace(/^views\//, '').replace(/\.json$/, '');

@@ -53,6 +53,10 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.org = { id: orgs.CENTRAL, secret: '县中心医院' };
     const dept = await q.query<{ id: number; code: string }>('SELECT id, code FROM department WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.department = { id: dept.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
+    const device = await q.query<{ id: number; ae: string }>('SELECT id, ae_title AS ae FROM device WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
+    foreign.device = { id: device.rows[0].id, secret: device.rows[0].ae };
+    const item = await q.query<{ id: number }>('SELECT id FROM exam_item WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
+    foreign.examItem = { id: item.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
   });
   afterAll(() => p.close());
 

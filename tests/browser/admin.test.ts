@@ -15,89 +15,16 @@
  *   that row only; after the confirmation the action is gone and the right password
  *   logs in
  */
-import type { Locator, Page } from 'playwright-core';
 import app from '../../config/app.json';
 import { translate } from '../../locales';
 import { signaturePng as png } from '../../mock/images';
 import { DEMO_PASSWORD } from '../../mock/identity';
-import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
-import { startInProcess, type InProcessPlatform } from '../support/inprocess';
+import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import type { InProcessPlatform } from '../support/inprocess';
+import { ResourceListPage, SchemaFormPage } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 
-
-/** A form generated from a view (SchemaForm), by field name (data-testid field-<name>). */
-class SchemaFormPage {
-  constructor(private readonly page: Page, private readonly root: Locator) {}
-  field(name: string): Locator {
-    return this.root.getByTestId(`field-${name}`);
-  }
-  async fill(name: string, value: string) {
-    await this.field(name).locator('input').fill(value);
-  }
-  /**
-   * Opens the field's select and picks the option with this text (waits for remote
-   * options). A modal that is still zooming in moves the focus to itself when its
-   * motion ends, which closes a dropdown opened meanwhile; so this waits for motion to
-   * end and picks again if the first pick was swallowed that way (seen on a loaded
-   * 2-core CI machine).
-   */
-  async choose(name: string, option: string, nth = 0) {
-    const field = this.field(name).nth(nth);
-    const chosen = field.locator('.ant-select-selection-item').filter({ hasText: option });
-    for (let attempt = 1; ; attempt++) {
-      await this.settled();
-      const open = this.page.locator('.ant-select-dropdown:visible');
-      if ((await open.count()) === 0) await field.locator('.ant-select-selector').click();
-      await this.page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
-      try {
-        await chosen.waitFor({ timeout: 5_000 });
-        break;
-      } catch (e) {
-        if (attempt >= 3) throw e;
-      }
-    }
-    await this.page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
-  }
-  /** No dialog or dropdown motion under way. */
-  async settled() {
-    await this.page.waitForFunction(() => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], [class*="-leave-active"]'));
-  }
-}
-
-/** A view's list screen (SchemaTable): query bar, rows, per-row actions. */
-class ResourceListPage {
-  constructor(private readonly page: Page, private readonly base: string) {}
-  async open(path: string) {
-    await this.page.goto(`${this.base}${path}`);
-    await this.page.getByTestId('resource-list').waitFor();
-    await this.settled();
-  }
-  /** Waits for the table's loading mask to go. */
-  async settled() {
-    await this.page.locator('.ant-pro-table .ant-spin-spinning').waitFor({ state: 'detached' });
-  }
-  /** Fills query-bar text fields (by field name) and runs the query. */
-  async search(values: Record<string, string>) {
-    const bar = this.page.locator('.ant-pro-query-filter');
-    for (const [name, value] of Object.entries(values)) await bar.locator(`input#${name}`).fill(value);
-    // This query's answer, not that of a reload still under way (after a save, say).
-    const listed = this.page.waitForResponse((r) => {
-      if (!r.url().endsWith('/list') || r.request().method() !== 'POST') return false;
-      const filters = (r.request().postDataJSON() as { filters?: Record<string, unknown> } | null)?.filters ?? {};
-      return Object.entries(values).every(([k, v]) => filters[k] === v);
-    });
-    await bar.locator('.ant-btn-primary').click();
-    await listed;
-    await this.settled();
-  }
-  rows(): Locator {
-    return this.page.locator('.ant-pro-table .ant-table-tbody tr.ant-table-row');
-  }
-  row(text: string): Locator {
-    return this.rows().filter({ hasText: text });
-  }
-}
 
 describe('admin screens in Chromium', () => {
   let server: InProcessPlatform;
@@ -108,15 +35,10 @@ describe('admin screens in Chromium', () => {
   const toast = (text: string) => b.page.locator('.ant-message-notice').filter({ hasText: text }).first();
 
   beforeAll(async () => {
-    server = await startInProcess();
-    b = await openBrowser({ locale: 'zh-CN' });
+    ({ server, b } = await startSignedIn('13800000001'));
     list = new ResourceListPage(b.page, server.url);
-    await loginInBrowser(b.page, server.url, '13800000001', DEMO_PASSWORD);
   }, 180_000);
-  afterAll(async () => {
-    await b?.close();
-    await server?.close();
-  });
+  afterAll(() => stopSignedIn(server, b));
 
   test('departments: add in the modal, find with the query bar, edit, delete after confirming', async () => {
     const { page } = b;

@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { DEMO_PASSWORD } from '../../mock/identity';
+import { startInProcess, type InProcessPlatform } from './inprocess';
 
 export const ARTIFACTS = path.resolve(__dirname, '..', '.artifacts');
 
@@ -59,4 +61,20 @@ export async function loginInBrowser(page: Page, baseUrl: string, mobile: string
   await page.getByTestId('login-password').fill(password);
   await page.getByTestId('login-submit').click();
   await page.waitForURL(landing);
+}
+
+/**
+ * The platform in this process and a browser logged in as `mobile` (demo password):
+ * what the admin-screen tests start from. Pair with stopSignedIn in afterAll.
+ */
+export async function startSignedIn(mobile: string, locale = 'zh-CN'): Promise<{ server: InProcessPlatform; b: BrowserSession }> {
+  const server = await startInProcess();
+  const b = await openBrowser({ locale });
+  await loginInBrowser(b.page, server.url, mobile, DEMO_PASSWORD);
+  return { server, b };
+}
+
+export async function stopSignedIn(server: InProcessPlatform | undefined, b: BrowserSession | undefined): Promise<void> {
+  await b?.close();
+  await server?.close();
 }

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
+import { customFormats } from '../../config/formats';
 import permissions from '../../config/permissions.json';
 import routes from '../../config/routes.json';
 import { resources } from '../../locales';
@@ -51,6 +52,8 @@ const schemaFiles = allFiles.filter((f) => !viewFiles.includes(f));
 function strictAjv() {
   const ajv = new Ajv({ strict: true, allErrors: true });
   addFormats(ajv);
+  // Strict mode refuses unknown formats; these are the server's own (server/app.ts).
+  customFormats(ajv);
   for (const { json } of schemaFiles) ajv.addSchema(json);
   return ajv;
 }
@@ -156,13 +159,13 @@ describe('views', () => {
     expect(validate({ ...user, rowActions: [] })).toBe(false);
   });
 
-  test('src/schema/views.ts imports every view file, under its own name', () => {
+  test('the generated catalogue holds every view file, under its own name', () => {
     expect(Object.keys(views).sort()).toEqual(viewFiles.map((f) => path.basename(f.file, '.json')).sort());
     for (const [name, view] of byName) expect(viewName(view)).toBe(name);
   });
 
-  test('src/schema/schemas.ts imports every schema file but the views', () => {
-    const expected = schemaFiles.map((f) => f.file).filter((f) => !f.startsWith('views/') && f !== 'reply.json');
+  test('the generated catalogue holds every schema file but the views', () => {
+    const expected = schemaFiles.map((f) => f.file).filter((f) => !f.startsWith('views/'));
     expect([...schemaIds].sort()).toEqual(expected.sort());
   });
 

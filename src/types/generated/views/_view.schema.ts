@@ -15,7 +15,7 @@ export interface View {
    */
   entity: string;
   /**
-   * A resource of the resource API (src/schema/resources.json).
+   * A resource of the resource API (config/resources.json).
    */
   resource: string;
   /**
@@ -39,6 +39,19 @@ export interface View {
      */
     sortable?: FieldList;
     defaultSort?: Sort;
+    /**
+     * Excel buttons on the list's toolbar (src/schema/components/ExcelImport.tsx): Import (upload, imported count, failed rows with reasons, download them), Export and Template, gated by the view module's import and export rights. Calls GET {base}/template, GET {base}/export?{filter}=, POST {base}/import {<filter>, fileName, content (base64)} and GET {base}/import/failed/{token} on the resource's base path; export and import need a value of `filter` in the query bar.
+     */
+    excel?: {
+      /**
+       * A resource of config/resources.json.
+       */
+      resource: string;
+      /**
+       * A list.query field whose value scopes export and import (e.g. dictionaryId).
+       */
+      filter: string;
+    };
   };
   form: {
     /**
@@ -168,11 +181,14 @@ export interface FieldHint {
    */
   virtual?: boolean;
   /**
-   * Where a select's options come from: a code table, or GET {resource}/options with params (and params taken from sibling fields).
+   * Where a select's options come from: a code table, a data dictionary, or GET {resource}/options with params (and params taken from sibling fields).
    */
   options?:
     | {
         code: string;
+      }
+    | {
+        dictionary: string;
       }
     | {
         resource: string;

@@ -1,0 +1,263 @@
+/**
+ * The generic table store: a resource declared in config/resources.json with a
+ * `table` is served from its entity schema and that declaration alone, so an admin
+ * entity costs a schema, a view, a registry entry, a migration and locale keys, and
+ * no route handler. The five calls come from registerResource (./resource); this
+ * module supplies the SQL, derived from the schema:
+ * - columns: the entity's top-level scalar properties, camelCase → snake_case
+ * - written: the properties that are not readOnly; an absent one is stored as its
+ *   schema default, else NULL (a save replaces the record, as the form sends it whole)
+ * - filters: codes, numbers, booleans and ids by equality, text by substring,
+ *   date-times by range; any column may sort
+ * - scope: with `hospital`, rows belong to the hospital that field names and follow
+ *   the caller's data scope, for reading and for writing
+ * - unique constraints map to catalogue codes; `inUse` refuses a delete while rows
+ *   elsewhere refer to the row; `tree` nests descendants under the listed rows.
+ * Identifiers reach SQL only from the schema and the registry, never from a request.
+ */
+import type { FastifyInstance } from 'fastify';
+import registry from '../../config/resources.json';
+import { entityModel, type FieldInfo } from '../../src/schema/model';
+import type { Queryable } from '../db';
+import type { AuthContext } from '../identity/sessions';
+import { scopeSql, type ScopeTarget } from '../identity/scope';
+import { AppError } from './errors';
+import { runList, type FilterKind, type ListBody, type ListSpec } from './list';
+import { registerResource, uniqueOr, type ResourceDef } from './resource';
+
+export interface TableDecl {
+  name: string;
+  hospital?: string;
+  label: string;
+  order: string[];
+  tree?: string;
+  notFound: string;
+  unique?: Record<string, string>;
+  inUse?: Array<{ table: string; column: string; code: string }>;
+}
+
+export interface RegistryEntry {
+  base: string;
+  entity?: string;
+  module?: string;
+  table?: TableDecl;
+}
+
+type Row = Record<string, unknown> & { id?: number };
+
+export const RESOURCES = Object.fromEntries(Object.entries(registry).filter(([k]) => !k.startsWith('$'))) as Record<string, RegistryEntry>;
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
+
+function filterKind(f: FieldInfo): FilterKind {
+  if (f.format === 'date-time') return 'range';
+  if (f.type === 'string' && !f.enum && !f.code) return 'like';
+  return 'eq';
+}
+
+/** What the store needs to know of one table resource, worked out once at startup. */
+export interface TablePlan {
+  resource: string;
+  path: string;
+  prefix: string;
+  module: string;
+  decl: TableDecl;
+  fields: FieldInfo[];
+  writable: FieldInfo[];
+  column: (field: string) => string;
+  select: string;
+  scope?: ScopeTarget;
+}
+
+export function planTable(resource: string, entry: RegistryEntry): TablePlan {
+  const decl = entry.table;
+  if (!decl || !entry.module) throw new Error(`config/resources.json: ${resource} is not a table resource`);
+  const model = entityModel(entry.entity ?? resource);
+  const fields = model.fields.filter((f) => SCALARS.has(f.type));
+  const skipped = model.fields.filter((f) => !SCALARS.has(f.type)).map((f) => f.name);
+  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields only, not ${skipped.join(', ')}`);
+  const names = new Set(fields.map((f) => f.name));
+  for (const f of [decl.label, ...decl.order, decl.hospital, decl.tree]) {
+    if (f && !names.has(f)) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
+  }
+  if (!names.has('id')) throw new Error(`entities/${model.name}.json: a table resource needs an id`);
+  const column = (field: string) => `t.${snake(field)}`;
+  // numeric columns come back from pg as strings; the schema says number
+  const selectOf = (f: FieldInfo) => `${column(f.name)}${f.type === 'number' ? '::float8' : ''} AS "${f.name}"`;
+  const slash = entry.base.lastIndexOf('/');
+  return {
+    resource,
+    prefix: entry.base.slice(0, slash),
+    path: entry.base.slice(slash + 1),
+    module: entry.module,
+    decl,
+    fields,
+    writable: fields.filter((f) => !f.readOnly),
+    column,
+    select: fields.map(selectOf).join(', '),
+    scope: decl.hospital ? { hospitalColumn: column(decl.hospital) } : undefined,
+  };
+}
+
+function listSpec(plan: TablePlan, where?: string): ListSpec {
+  return {
+    from: `${plan.decl.name} t`,
+    select: plan.select,
+    columns: Object.fromEntries(plan.fields.map((f) => [f.name, plan.column(f.name)])),
+    filters: Object.fromEntries(plan.fields.map((f) => [f.name, filterKind(f)])),
+    defaultSort: [...plan.decl.order.map(plan.column), 't.id'].join(', '),
+    scope: plan.scope,
+    where,
+  };
+}
+
+/** Scope clause for one resource ("TRUE" when region-wide), appending its parameters. */
+function scoped(plan: TablePlan, me: AuthContext, params: unknown[]): string {
+  return plan.scope ? scopeSql(me.scope, plan.scope, params) : 'TRUE';
+}
+
+/** Descendants of `rows` as nested `children`, one query per level (trees here are shallow). */
+async function attachChildren(q: Queryable, plan: TablePlan, rows: Row[], me: AuthContext): Promise<void> {
+  const parent = plan.decl.tree as string;
+  let level = rows;
+  const seen = new Set(rows.map((r) => r.id));
+  while (level.length) {
+    const params: unknown[] = [level.map((r) => r.id)];
+    const { rows: kids } = await q.query<Row>(
+      `SELECT ${plan.select} FROM ${plan.decl.name} t
+        WHERE ${plan.column(parent)} = ANY($1::int[]) AND ${scoped(plan, me, params)}
+        ORDER BY ${listSpec(plan).defaultSort}`,
+      params,
+    );
+    // A cycle written by hand in the database must not loop.
+    const fresh = kids.filter((k) => !seen.has(k.id));
+    for (const k of fresh) seen.add(k.id);
+    for (const r of level) {
+      const children = fresh.filter((k) => k[parent] === r.id);
+      if (children.length) r.children = children;
+    }
+    level = fresh;
+  }
+}
+
+function dropNullsDeep(row: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (v === null) continue;
+    out[k] = k === 'children' && Array.isArray(v) ? v.map((c) => dropNullsDeep(c as Row)) : v;
+  }
+  return out;
+}
+
+export function tableDef(plan: TablePlan): ResourceDef<Row> {
+  const { decl } = plan;
+  const table = decl.name;
+  const hospitalField = decl.hospital;
+
+  const get = async (q: Queryable, id: number, me: AuthContext) => {
+    const params: unknown[] = [id];
+    const { rows } = await q.query<Row>(`SELECT ${plan.select} FROM ${table} t WHERE t.id = $1 AND ${scoped(plan, me, params)}`, params);
+    return rows[0];
+  };
+
+  return {
+    path: plan.path,
+    tag: plan.prefix.split('/')[2],
+    module: plan.module,
+    entity: `entities/${entityName(plan)}.json`,
+    hospitalScoped: Boolean(hospitalField),
+    notFound: decl.notFound,
+    list: listSpec(plan),
+    async listRows(q: Queryable, body: ListBody, me: AuthContext) {
+      const filters = body.filters ?? {};
+      const searching = Object.keys(filters).some((k) => k !== decl.tree && filters[k] !== undefined && filters[k] !== '');
+      // A tree lists its roots (or the children of the parent asked for) unless a
+      // search is under way, which shows the matching rows wherever they sit.
+      const roots = decl.tree && !searching && filters[decl.tree] === undefined ? `${plan.column(decl.tree)} IS NULL` : undefined;
+      const result = await runList<Row>(q, listSpec(plan, roots), body, me.scope);
+      if (decl.tree && !searching) await attachChildren(q, plan, result.list, me);
+      return { list: result.list.map(dropNullsDeep), total: result.total };
+    },
+    get,
+    async save(q, body, me) {
+      if (hospitalField) {
+        const hospitalId = Number(body[hospitalField]);
+        if (!me.scope.all && !me.scope.hospitalIds.includes(hospitalId)) throw new AppError('UCENTER101');
+      }
+      if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
+      const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);
+      const columns = plan.writable.map((f) => snake(f.name));
+      return uniqueOr(async () => {
+        if (body.id) {
+          const sets = columns.map((c, i) => `${c} = $${i + 2}`);
+          await q.query(`UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [body.id, ...values]);
+          return body.id;
+        }
+        const { rows } = await q.query<{ id: number }>(
+          `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+          values,
+        );
+        return rows[0].id;
+      }, decl.unique ?? {});
+    },
+    async remove(q, id) {
+      for (const ref of decl.inUse ?? []) {
+        const used = await q.query(`SELECT 1 FROM ${ref.table} WHERE ${ref.column} = $1 LIMIT 1`, [id]);
+        if (used.rowCount) throw new AppError(ref.code);
+      }
+      await q.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
+    },
+    optionParams: Object.fromEntries(
+      plan.fields
+        .filter((f) => filterKind(f) === 'eq')
+        // "null" asks for rows without a value (the roots of a tree).
+        .map((f) => [f.name, { anyOf: [{ type: f.type === 'number' ? 'number' : f.type }, { type: 'string', const: 'null' }] }]),
+    ),
+    async options(q, query, me) {
+      const params: unknown[] = [];
+      const where = [scoped(plan, me, params)];
+      for (const f of plan.fields) {
+        const v = (query as Record<string, unknown>)[f.name];
+        if (v === undefined || filterKind(f) !== 'eq') continue;
+        if (v === 'null') where.push(`${plan.column(f.name)} IS NULL`);
+        else {
+          params.push(v);
+          where.push(`${plan.column(f.name)} = $${params.length}`);
+        }
+      }
+      const { rows } = await q.query<{ value: number; label: string }>(
+        `SELECT t.id AS value, ${plan.column(decl.label)}::text AS label FROM ${table} t
+          WHERE ${where.join(' AND ')} ORDER BY ${listSpec(plan).defaultSort}`,
+        params,
+      );
+      return rows;
+    },
+  };
+}
+
+function entityName(plan: TablePlan): string {
+  return (RESOURCES[plan.resource].entity ?? plan.resource) as string;
+}
+
+/** A row may not become its own ancestor. */
+async function refuseCycle(q: Queryable, plan: TablePlan, id: number, parentId: number): Promise<void> {
+  const parent = snake(plan.decl.tree as string);
+  const { rows } = await q.query<{ hit: boolean }>(
+    `WITH RECURSIVE up(id, parent) AS (
+       SELECT id, ${parent} FROM ${plan.decl.name} WHERE id = $2
+       UNION SELECT t.id, t.${parent} FROM ${plan.decl.name} t JOIN up ON t.id = up.parent)
+     SELECT EXISTS (SELECT 1 FROM up WHERE id = $1) AS hit`,
+    [id, parentId],
+  );
+  if (rows[0]?.hit) throw new AppError('UAA421', { detailKey: 'validation.invalid', field: plan.decl.tree }, { field: plan.decl.tree });
+}
+
+/** Every table resource of the registry, each under its own base path. */
+export default async function tableResources(fastify: FastifyInstance) {
+  for (const [resource, entry] of Object.entries(RESOURCES)) {
+    if (!entry.table) continue;
+    const plan = planTable(resource, entry);
+    await fastify.register(async (scope) => registerResource(scope, tableDef(plan)), { prefix: plan.prefix });
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Resources of the generic table store (config/resources.json `table`), through the
+ * API on each database:
+ * - devices: create, the three uniqueness rules (RIS301-303) with nothing stored,
+ *   field errors from the schema, paging/sort/filter, update clearing an optional
+ *   field, delete; a hospital user sees and writes only its own hospital's devices
+ * - exam parts: the tree (roots with nested children), options of the roots and of one
+ *   parent, duplicates (RIS601/602), no cycle, no delete while children or exam items
+ *   refer to a part (RIS605)
+ * - exam items: price as a number, uniqueness per hospital (RIS201/202)
+ * - QC rules: the entity added with files only (schema, view, registry, migration,
+ *   locale keys) answers all five calls
+ */
+import { dbKinds } from '../support/db';
+import { startTestPlatform, type TestPlatform } from '../support/app';
+import { authed, login } from '../support/auth';
+
+describe.each(dbKinds)('table resources on %s', (kind) => {
+  let p: TestPlatform;
+  let admin: string;
+  let orgs: Record<string, number>;
+  const call = (method: 'GET' | 'POST', url: string, payload?: object, token = admin) =>
+    p.app.inject({ method, url, headers: authed(token), payload }).then((r) => ({ code: r.statusCode, body: r.json() }));
+  const count = async (table: string) => Number((await p.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+
+  beforeAll(async () => {
+    p = await startTestPlatform(kind);
+    admin = await login(p.app, '13800000001');
+    orgs = Object.fromEntries((await p.db.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
+  });
+  afterAll(() => p.close());
+
+  const device = (over: Record<string, unknown> = {}) => ({
+    hospitalId: orgs.HOSP_A,
+    name: 'CT-1',
+    model: 'uCT 760',
+    modality: 'CT',
+    ip: '10.1.1.10',
+    port: 104,
+    location: '一楼 CT 室',
+    aeTitle: 'HOSPA_CT1',
+    ...over,
+  });
+
+  test('devices: create, uniqueness, field errors, list, update, delete', async () => {
+    const before = await count('device');
+    const created = await call('POST', '/api/ris/v1/device/save', device());
+    expect(created.body.status).toBe('0');
+    expect(created.body.data).toMatchObject({ ...device(), state: 0 });
+    const id = created.body.data.id;
+
+    const dupName = await call('POST', '/api/ris/v1/device/save', device({ ip: '10.1.1.11', aeTitle: 'OTHER1' }));
+    expect(dupName).toMatchObject({ code: 409, body: { status: 'RIS301' } });
+    const dupAddress = await call('POST', '/api/ris/v1/device/save', device({ name: 'CT-2', aeTitle: 'OTHER2' }));
+    expect(dupAddress.body.status).toBe('RIS302');
+    const dupAe = await call('POST', '/api/ris/v1/device/save', device({ name: 'CT-3', ip: '10.1.1.12' }));
+    expect(dupAe.body.status).toBe('RIS303');
+    // The same name in another hospital is another device.
+    const elsewhere = await call('POST', '/api/ris/v1/device/save', device({ hospitalId: orgs.HOSP_B, ip: '10.2.1.10', aeTitle: 'HOSPB_CT1' }));
+    expect(elsewhere.body.status).toBe('0');
+    expect(await count('device')).toBe(before + 2);
+
+    const badIp = await call('POST', '/api/ris/v1/device/save', device({ name: 'X', ip: '256.1.1.1', aeTitle: 'X1' }));
+    expect(badIp).toMatchObject({ code: 400, body: { status: 'UAA421', field: 'ip' } });
+    const badPort = await call('POST', '/api/ris/v1/device/save', device({ name: 'X', port: 65536, aeTitle: 'X1' }));
+    expect(badPort.body).toMatchObject({ status: 'UAA421', field: 'port' });
+    const noAe = await call('POST', '/api/ris/v1/device/save', device({ name: 'X', aeTitle: undefined }));
+    expect(noAe.body).toMatchObject({ status: 'UAA421', field: 'aeTitle' });
+    const longAe = await call('POST', '/api/ris/v1/device/save', device({ name: 'X', aeTitle: 'A'.repeat(17) }));
+    expect(longAe.body).toMatchObject({ status: 'UAA421', field: 'aeTitle' });
+    expect(await count('device')).toBe(before + 2);
+
+    const list = await call('POST', '/api/ris/v1/device/list', { filters: { name: 'CT-', modality: 'CT' }, sort: { field: 'hospitalId', order: 'descend' } });
+    expect(list.body.data.total).toBe(2);
+    expect(list.body.data.list.map((d: { hospitalId: number }) => d.hospitalId)).toEqual([orgs.HOSP_A, orgs.HOSP_B].sort((a, b) => b - a));
+    const paged = await call('POST', '/api/ris/v1/device/list', { filters: { name: 'CT-' }, page: 2, pageSize: 1 });
+    expect(paged.body.data).toMatchObject({ total: 2, list: [expect.objectContaining({ name: 'CT-1' })] });
+
+    const { location: _dropped, ...withoutLocation } = device();
+    const updated = await call('POST', '/api/ris/v1/device/save', { ...withoutLocation, id, state: 1 });
+    expect(updated.body.data).toMatchObject({ id, state: 1 });
+    expect(updated.body.data.location).toBeUndefined();
+
+    const options = await call('GET', `/api/ris/v1/device/options?hospitalId=${orgs.HOSP_A}`);
+    expect(options.body.data).toContainEqual({ value: id, label: 'CT-1' });
+    expect(options.body.data.map((o: { label: string }) => o.label)).not.toContain('HOSPB_CT1');
+
+    expect((await call('POST', `/api/ris/v1/device/delete/${id}`)).body.status).toBe('0');
+    expect((await call('GET', `/api/ris/v1/device/detail/${id}`)).body.status).toBe('BDT104');
+  });
+
+  test('devices: a hospital administrator works within its own hospital', async () => {
+    const role = await call('POST', '/api/ucenter/v1/role/save', {
+      name: '设备管理员',
+      dataScope: 'own',
+      permissions: { 'system.device': ['view', 'add', 'edit', 'delete'] },
+    });
+    expect(role.body.status).toBe('0');
+    const user = await call('POST', '/api/ucenter/v1/user/save', {
+      mobile: '13600000101',
+      name: '设备管理员甲',
+      status: 1,
+      memberships: [{ hospitalId: orgs.HOSP_B, roleId: role.body.data.id }],
+      password: 'Start#2026',
+    });
+    expect(user.body.status).toBe('0');
+    const token = await login(p.app, '13600000101', 'Start#2026');
+    const mine = await call('POST', '/api/ris/v1/device/save', device({ hospitalId: orgs.HOSP_B, name: 'DR-B', ip: '10.2.9.9', aeTitle: 'HOSPB_DR9', modality: 'DR' }), token);
+    expect(mine.body.status).toBe('0');
+    const foreign = await call('POST', '/api/ris/v1/device/save', device({ name: 'DR-A', ip: '10.1.9.9', aeTitle: 'HOSPA_DR9' }), token);
+    expect(foreign.body.status).toBe('UCENTER101');
+    const theirs = await call('POST', '/api/ris/v1/device/save', device({ name: 'MR-A', ip: '10.1.9.8', aeTitle: 'HOSPA_MR8', modality: 'MR' }));
+    const listed = await call('POST', '/api/ris/v1/device/list', { pageSize: 100 }, token);
+    expect(listed.body.data.list.every((d: { hospitalId: number }) => d.hospitalId === orgs.HOSP_B)).toBe(true);
+    expect((await call('GET', `/api/ris/v1/device/detail/${theirs.body.data.id}`, undefined, token)).body.status).toBe('BDT104');
+    expect((await call('POST', `/api/ris/v1/device/delete/${theirs.body.data.id}`, undefined, token)).body.status).toBe('BDT104');
+    // Moving one's own device to another hospital is writing there.
+    const moved = await call('POST', '/api/ris/v1/device/save', { ...device({ hospitalId: orgs.HOSP_A, name: 'DR-B', ip: '10.2.9.9', aeTitle: 'HOSPB_DR9', modality: 'DR' }), id: mine.body.data.id }, token);
+    expect(moved.body.status).toBe('UCENTER101');
+    // No exam-item rights: the role grants devices only.
+    expect((await call('POST', '/api/ris/v1/examItem/list', {}, token)).body.status).toBe('UAA103');
+  });
+
+  test('exam parts: a tree of body categories and organ parts', async () => {
+    const chest = (await call('POST', '/api/ris/v1/organ/save', { code: 'T_CHEST', name: '测试胸部', sort: 1 })).body.data;
+    const lung = (await call('POST', '/api/ris/v1/organ/save', { code: 'T_LUNG', name: '测试肺', parentId: chest.id })).body.data;
+    const heart = (await call('POST', '/api/ris/v1/organ/save', { code: 'T_HEART', name: '测试心脏', parentId: chest.id, sort: 0 })).body.data;
+    expect(lung.parentId).toBe(chest.id);
+
+    const tree = await call('POST', '/api/ris/v1/organ/list', { pageSize: 100 });
+    const listed = tree.body.data.list.find((o: { id: number }) => o.id === chest.id);
+    expect(listed.children.map((c: { name: string }) => c.name)).toEqual(['测试心脏', '测试肺']);
+    expect(tree.body.data.list.every((o: { parentId?: number }) => o.parentId === undefined)).toBe(true);
+    const found = await call('POST', '/api/ris/v1/organ/list', { filters: { name: '测试肺' } });
+    expect(found.body.data.list).toEqual([expect.objectContaining({ id: lung.id, parentId: chest.id })]);
+
+    const roots = await call('GET', '/api/ris/v1/organ/options?parentId=null');
+    expect(roots.body.data.map((o: { value: number }) => o.value)).toContain(chest.id);
+    expect(roots.body.data.map((o: { value: number }) => o.value)).not.toContain(lung.id);
+    const under = await call('GET', `/api/ris/v1/organ/options?parentId=${chest.id}`);
+    expect(under.body.data).toEqual([{ value: heart.id, label: '测试心脏' }, { value: lung.id, label: '测试肺' }]);
+
+    expect((await call('POST', '/api/ris/v1/organ/save', { code: 'T_LUNG2', name: '测试肺', parentId: chest.id })).body.status).toBe('RIS601');
+    expect((await call('POST', '/api/ris/v1/organ/save', { code: 'T_LUNG2', name: '测试肺', sort: 3 })).body.status).toBe('0');
+    expect((await call('POST', '/api/ris/v1/organ/save', { code: 'T_LUNG', name: '别的' })).body.status).toBe('RIS602');
+    const cycle = await call('POST', '/api/ris/v1/organ/save', { id: chest.id, code: 'T_CHEST', name: '测试胸部', parentId: lung.id });
+    expect(cycle.body).toMatchObject({ status: 'UAA421', field: 'parentId' });
+
+    expect((await call('POST', `/api/ris/v1/organ/delete/${chest.id}`)).body.status).toBe('RIS605');
+    const item = await call('POST', '/api/ris/v1/examItem/save', { hospitalId: orgs.HOSP_A, code: 'T-CT-LUNG', name: '测试肺部CT平扫', modality: 'CT', bodyId: chest.id, organId: lung.id, price: 128.5 });
+    expect(item.body.data.price).toBe(128.5);
+    expect((await call('POST', `/api/ris/v1/organ/delete/${lung.id}`)).body.status).toBe('RIS605');
+    expect((await call('POST', `/api/ris/v1/examItem/delete/${item.body.data.id}`)).body.status).toBe('0');
+    expect((await call('POST', `/api/ris/v1/organ/delete/${lung.id}`)).body.status).toBe('0');
+  });
+
+  test('exam items: unique code and name per hospital, price to the fen', async () => {
+    const item = { hospitalId: orgs.HOSP_A, code: 'T-DR-01', name: '测试胸部正位', modality: 'DR', price: 60 };
+    expect((await call('POST', '/api/ris/v1/examItem/save', item)).body.status).toBe('0');
+    expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, name: '别的名字' })).body.status).toBe('RIS202');
+    expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, code: 'T-DR-02' })).body.status).toBe('RIS201');
+    expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, hospitalId: orgs.HOSP_B })).body.status).toBe('0');
+    expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, code: 'T-DR-03', name: '三', price: 1.005 })).body).toMatchObject({ status: 'UAA421', field: 'price' });
+    expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, code: 'T-DR-03', name: '三', modality: 'XX' })).body).toMatchObject({ status: 'UAA421', field: 'modality' });
+  });
+
+  test('QC rules: an entity added with files only answers all five calls', async () => {
+    const saved = await call('POST', '/api/qc/v1/rule/save', { name: '报告完整性', description: '所见与诊断不能为空', type: 'report' });
+    expect(saved.body.data).toMatchObject({ name: '报告完整性', type: 'report', enabled: true });
+    const id = saved.body.data.id;
+    expect((await call('POST', '/api/qc/v1/rule/save', { name: '报告完整性', type: 'image' })).body.status).toBe('BDT003');
+    expect((await call('POST', '/api/qc/v1/rule/save', { name: '无类型' })).body).toMatchObject({ status: 'UAA421', field: 'type' });
+    expect((await call('POST', '/api/qc/v1/rule/list', { filters: { type: 'report' } })).body.data.list).toContainEqual(expect.objectContaining({ id }));
+    expect((await call('GET', `/api/qc/v1/rule/detail/${id}`)).body.data.description).toBe('所见与诊断不能为空');
+    expect((await call('GET', '/api/qc/v1/rule/options')).body.data).toContainEqual({ value: id, label: '报告完整性' });
+    expect((await call('POST', `/api/qc/v1/rule/delete/${id}`)).body.status).toBe('0');
+    const clerk = await login(p.app, '13800000002');
+    expect((await call('POST', '/api/qc/v1/rule/list', {}, clerk)).body.status).toBe('UAA103');
+  });
+});

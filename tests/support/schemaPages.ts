@@ -1,0 +1,92 @@
+/**
+ * Page objects for the generic schema screens (src/pages/resource): a form generated
+ * from a view and a view's list with its query bar, addressed by field name and the
+ * data-testids the renderers set, so a test reads as what a user does.
+ */
+import type { Locator, Page } from 'playwright-core';
+
+/** A form generated from a view (SchemaForm), by field name (data-testid field-<name>). */
+export class SchemaFormPage {
+  constructor(private readonly page: Page, private readonly root: Locator) {}
+  field(name: string): Locator {
+    return this.root.getByTestId(`field-${name}`);
+  }
+  async fill(name: string, value: string) {
+    await this.field(name).locator('input').fill(value);
+  }
+  /**
+   * Opens the field's select and picks the option with this text (waits for remote
+   * options). A modal that is still zooming in moves the focus to itself when its
+   * motion ends, which closes a dropdown opened meanwhile; so this waits for motion to
+   * end and picks again if the first pick was swallowed that way (seen on a loaded
+   * 2-core CI machine).
+   */
+  async choose(name: string, option: string, nth = 0) {
+    const field = this.field(name).nth(nth);
+    const chosen = field.locator('.ant-select-selection-item').filter({ hasText: option });
+    for (let attempt = 1; ; attempt++) {
+      await this.settled();
+      const open = this.page.locator('.ant-select-dropdown:visible');
+      if ((await open.count()) === 0) await field.locator('.ant-select-selector').click();
+      await this.page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
+      try {
+        await chosen.waitFor({ timeout: 5_000 });
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw e;
+      }
+    }
+    await this.page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
+  }
+  /**
+   * No visible dialog or dropdown motion under way, as far as can be told within a few
+   * seconds: an element hidden mid-motion can keep its motion class, so this does not
+   * insist (choose() checks its own result anyway).
+   */
+  async settled() {
+    await this.page
+      .waitForFunction(
+        () =>
+          ![...document.querySelectorAll('[class*="-appear-active"], [class*="-enter-active"], [class*="-leave-active"]')].some(
+            (el) => el.getClientRects().length > 0,
+          ),
+        undefined,
+        { timeout: 3_000 },
+      )
+      .catch(() => undefined);
+  }
+}
+
+/** A view's list screen (SchemaTable): query bar, rows, per-row actions. */
+export class ResourceListPage {
+  constructor(private readonly page: Page, private readonly base: string) {}
+  async open(path: string) {
+    await this.page.goto(`${this.base}${path}`);
+    await this.page.getByTestId('resource-list').waitFor();
+    await this.settled();
+  }
+  /** Waits for the table's loading mask to go. */
+  async settled() {
+    await this.page.locator('.ant-pro-table .ant-spin-spinning').waitFor({ state: 'detached' });
+  }
+  /** Fills query-bar text fields (by field name) and runs the query. */
+  async search(values: Record<string, string>) {
+    const bar = this.page.locator('.ant-pro-query-filter');
+    for (const [name, value] of Object.entries(values)) await bar.locator(`input#${name}`).fill(value);
+    // This query's answer, not that of a reload still under way (after a save, say).
+    const listed = this.page.waitForResponse((r) => {
+      if (!r.url().endsWith('/list') || r.request().method() !== 'POST') return false;
+      const filters = (r.request().postDataJSON() as { filters?: Record<string, unknown> } | null)?.filters ?? {};
+      return Object.entries(values).every(([k, v]) => filters[k] === v);
+    });
+    await bar.locator('.ant-btn-primary').click();
+    await listed;
+    await this.settled();
+  }
+  rows(): Locator {
+    return this.page.locator('.ant-pro-table .ant-table-tbody tr.ant-table-row');
+  }
+  row(text: string): Locator {
+    return this.rows().filter({ hasText: text });
+  }
+}
