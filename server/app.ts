@@ -11,11 +11,13 @@ import type { Db } from './db';
 import type { FileStorage } from './storage';
 import type { ServerConfig } from './config';
 import { loadSchemas } from './lib/schemas';
+import { AJV_OPTIONS } from './lib/ajv';
 import platform from './plugins/platform';
 import docs from './plugins/docs';
 import ui from './plugins/ui';
 import auth from './plugins/auth';
 import { SERVICES } from './routes/services';
+import tableResources from './lib/tableResource';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,7 +44,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     genReqId: () => crypto.randomUUID(),
     trustProxy: opts.config.trustProxy,
     bodyLimit: 10 * 1024 * 1024,
-    ajv: { customOptions: { allErrors: false, coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    // Options and custom formats live in lib/ajv.ts, where the schema tests read them too.
+    ajv: AJV_OPTIONS,
   });
   if (opts.db instanceof Promise) {
     app.decorate('db', null as unknown as Db);
@@ -67,5 +70,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   for (const service of SERVICES) {
     if (service.routes) await app.register(service.routes, { prefix: service.prefix });
   }
+  // Resources of config/resources.json served from their schemas alone, each under its base path.
+  await app.register(tableResources);
   return app;
 }

@@ -5,6 +5,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { entityModel } from '../../src/schema/model';
+import { entityNames } from '../../src/schema/schemas';
 import app from '../../config/app.json';
 import { translate } from '../../locales';
 import { AppError, errorTextKey } from '../lib/errors';
@@ -120,12 +122,41 @@ async function platform(fastify: FastifyInstance, opts: { appIds: string[] }) {
   });
 }
 
-/** Resolves a validation failure's field message into the UAA421 `detail` parameter. */
+/**
+ * Resolves a validation failure's field message into the UAA421 `detail` parameter,
+ * and also sends it alone as `detail`: the form puts exactly that text on the field.
+ * The field is called by its label when the body is an entity (entity.<entity>.field.*),
+ * the same words the generated form uses, so a payload refused by both reads the same.
+ */
 function withDetail(request: FastifyRequest, err: AppError): AppError {
   const p = err.params as { detailKey?: string; field?: string; limit?: unknown } | undefined;
   if (!p?.detailKey) return err;
-  const detail = t(request, p.detailKey, { field: p.field, limit: p.limit });
-  return new AppError(err.code, { detail }, err.extra);
+  const detail = t(request, fieldKey(request, p.detailKey, p.field), { field: fieldLabel(request, p.field), limit: p.limit });
+  return new AppError(err.code, { detail }, { ...err.extra, detail });
+}
+
+/** The entity a route's body is, and a failing field's name in it (array positions dropped: memberships.0.roleId is memberships.roleId). */
+function bodyField(request: FastifyRequest, field: string | undefined): { entity: string; name: string } | undefined {
+  const ref = (request.routeOptions?.schema?.body as { $ref?: string } | undefined)?.$ref;
+  const entity = /^entities\/([A-Za-z0-9]+)\.json/.exec(ref ?? '')?.[1];
+  if (!entity || !field || !entityNames.includes(entity)) return undefined;
+  return { entity, name: field.split('.').filter((part) => !/^\d+$/.test(part)).join('.') };
+}
+
+function fieldLabel(request: FastifyRequest, field: string | undefined): string | undefined {
+  const at = bodyField(request, field);
+  if (!at) return field;
+  const key = `entity.${at.entity}.field.${at.name}`;
+  const label = t(request, key);
+  return label === key ? field : label;
+}
+
+/** A missing choice from a code table is "please select", as the form says it. */
+function fieldKey(request: FastifyRequest, key: string, field: string | undefined): string {
+  const at = bodyField(request, field);
+  if (key !== 'validation.required' || !at) return key;
+  const f = entityModel(at.entity).byName.get(at.name);
+  return f && (f.code || f.enum || f.type === 'boolean') ? 'validation.select' : key;
 }
 
 declare module 'fastify' {

@@ -21,10 +21,23 @@ export function showServerError(form: Form, error: unknown): boolean {
   if (typeof reported !== 'string' || !reported) return false;
   const path = errorFieldPath(reported, (p) => Boolean(form.query(p).take()));
   if (!path) return false;
+  // The field message alone (the server words it as the form does), else the whole text.
+  const detail = (error.data as { detail?: unknown } | undefined)?.detail;
   form.setFieldState(path, (state) => {
-    state.selfErrors = [error.message];
+    state.selfErrors = [typeof detail === 'string' && detail ? detail : error.message];
   });
   return true;
+}
+
+/**
+ * The row a refused save names as being in the way (a duplicate code, name, label or
+ * value: `existingId` in the reply), which the user may choose to overwrite by saving
+ * again with `overwrite: true`; undefined for any other failure.
+ */
+export function overwriteOffer(error: unknown): number | undefined {
+  if (!(error instanceof RequestError)) return undefined;
+  const id = (error.data as { existingId?: unknown } | undefined)?.existingId;
+  return typeof id === 'number' ? id : undefined;
 }
 
 export function useEntityForm(view: View, mode: FormMode, id?: string) {
@@ -65,11 +78,11 @@ export function useEntityForm(view: View, mode: FormMode, id?: string) {
     };
   }, [api, form, mode, id]);
 
-  /** Validates, saves and resolves with the saved record; rejects when invalid or refused. */
-  const save = async (): Promise<Entity> =>
+  /** Validates, saves (with `extra` flags such as overwrite) and resolves with the saved record; rejects when invalid or refused. */
+  const save = async (extra?: Entity): Promise<Entity> =>
     form.submit(async (values: Record<string, unknown>) => {
       try {
-        const saved = await api.save(toPayload(view, values, mode === 'edit' ? id : undefined));
+        const saved = await api.save({ ...toPayload(view, values, mode === 'edit' ? id : undefined), ...extra });
         invalidateOptions(view.resource);
         return saved;
       } catch (e) {
