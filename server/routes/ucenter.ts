@@ -18,6 +18,7 @@ import { revokeUserSessions, type AuthContext } from '../identity/sessions';
 import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
 import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
+import screenSettingRoutes from './screenSettings';
 
 
 interface Membership {
@@ -91,6 +92,9 @@ async function assertHospitalsVisible(q: Queryable, me: AuthContext, ids: number
 }
 
 export default async function ucenterRoutes(fastify: FastifyInstance) {
+  // Per-user list settings and per-hospital form layouts (user/config, org/config).
+  await fastify.register(screenSettingRoutes);
+
   registerResource<Org>(fastify, {
     path: 'org',
     tag: 'ucenter',

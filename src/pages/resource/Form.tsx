@@ -1,17 +1,20 @@
 /**
  * The generic form screen: `?id=` edits (absent: create), `&mode=detail` reads
  * (read-pretty), `?view=` picks one of the views this route serves. Which buttons show
- * follows the permission map; saving goes back to the view's list.
+ * follows the permission map; saving goes back to the view's list. The form follows the
+ * current hospital's layout, which holders of reportPage:edit change here.
  */
 import { ArrowLeftOutlined } from '@ant-design/icons';
 import { App, Button, Card, Result, Space, Spin } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useSearchParams } from 'umi';
+import { PageConfigButton } from '../../schema/PageConfigButton';
 import { useActions } from '../../schema/permissions';
 import { SchemaForm } from '../../schema/SchemaForm';
 import type { View } from '../../schema/types';
 import { useEntityForm } from '../../schema/useEntityForm';
+import { useFormLayout } from '../../schema/useScreenSettings';
 import { formUrl, resolveView, viewName, type FormMode } from '../../schema/views';
 
 function FormScreen({ view, mode, id }: { view: View; mode: FormMode; id?: string }) {
@@ -20,6 +23,7 @@ function FormScreen({ view, mode, id }: { view: View; mode: FormMode; id?: strin
   const navigate = useNavigate();
   const can = useActions(view.permission);
   const { form, loading, loadError, save } = useEntityForm(view, mode, id);
+  const layout = useFormLayout(view);
   const [saving, setSaving] = useState(false);
   const allowed = mode === 'create' ? can.add : mode === 'edit' ? can.edit : can.view;
   const title = t(`entity.page.${mode}`, { name: t(`entity.${view.entity}.title`) });
@@ -52,6 +56,7 @@ function FormScreen({ view, mode, id }: { view: View; mode: FormMode; id?: strin
         }
         extra={
           <Space>
+            <PageConfigButton view={view} layout={layout.layout} onSaved={layout.setLayout} />
             <Button onClick={back}>{t('entity.action.back')}</Button>
             {mode === 'detail' && can.edit && id && (
               <Button onClick={() => navigate(formUrl(view, 'edit', id) as string)} data-testid="form-edit">
@@ -70,9 +75,7 @@ function FormScreen({ view, mode, id }: { view: View; mode: FormMode; id?: strin
         {loadError ? (
           <Result status="warning" title={t('entity.page.loadFailed')} />
         ) : (
-          <Spin spinning={loading}>
-            <SchemaForm view={view} form={form} mode={mode} />
-          </Spin>
+          <Spin spinning={loading || !layout.loaded}>{layout.loaded && <SchemaForm view={layout.view} form={form} mode={mode} />}</Spin>
         )}
       </Card>
     </div>

@@ -1,0 +1,151 @@
+/**
+ * Screen settings without code, mounted under /api/ucenter/v1 by ./ucenter.ts:
+ * - per user (spec section 7, "save and get user config (list columns)", "generic
+ *   get-columns and set-columns by module"): a list's columns and query-bar fields,
+ *   kept in user_setting;
+ * - per hospital (section 2's page-configuration dialog, section 7's "report page
+ *   config get and save"): a form's groups and field order, kept in org_setting,
+ *   changed only with reportPage:edit and read by everyone of the hospital.
+ * Payloads are checked by schema only: views are client files, and the client merges
+ * a stored value with its view (src/schema/layout.ts), so a stale key is harmless.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { FormLayout } from '../../src/types/generated/entities/formLayout';
+import type { ScreenSetting } from '../../src/types/generated/entities/screenSetting';
+import { AppError } from '../lib/errors';
+import { ok, replies } from '../lib/reply';
+import { caller } from '../plugins/auth';
+
+/**
+ * user_setting also holds the common settings of user info (examNotice, viewConfig, …
+ * keyed by their bare name, see ./uaa.ts); screen settings live under this prefix so a
+ * view called like a common setting can never overwrite it.
+ */
+export const USER_SCREEN_PREFIX = 'screen:';
+/** org_setting keys of form layouts, leaving room for other per-hospital settings. */
+export const ORG_FORM_PREFIX = 'form:';
+
+const moduleRef = { $ref: 'entities/screenSetting.json#/definitions/module' };
+const moduleParams = { type: 'object', required: ['module'], properties: { module: moduleRef } };
+const orNull = (ref: string) => ({ anyOf: [{ $ref: ref }, { type: 'null' }] });
+
+/** A field in two groups, or a group twice, would make the merge guess: refuse it. */
+function assertDistinct(layout: FormLayout) {
+  const groups = new Set<string>();
+  const fields = new Set<string>();
+  for (const g of layout.groups) {
+    if (groups.has(g.key))
+      throw new AppError('UAA421', { detailKey: 'validation.uniqueItems', field: 'value.groups' }, { field: 'value.groups' });
+    groups.add(g.key);
+    for (const f of g.fields) {
+      if (fields.has(f))
+        throw new AppError('UAA421', { detailKey: 'validation.uniqueItems', field: 'value.groups' }, { field: 'value.groups' });
+      fields.add(f);
+    }
+  }
+}
+
+export default async function screenSettingRoutes(fastify: FastifyInstance) {
+  // Personal settings do not depend on the hospital: readable before one is chosen.
+  fastify.get<{ Params: { module: string } }>(
+    '/user/config/:module',
+    {
+      config: { session: true, allowWithoutHospital: true },
+      schema: {
+        tags: ['ucenter'],
+        summary: 'The caller’s settings of one list screen (columns, query fields), or null',
+        params: moduleParams,
+        response: replies(orNull('entities/screenSetting.json#')),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const { rows } = await fastify.db.query<{ value: ScreenSetting }>(
+        'SELECT value FROM user_setting WHERE user_id = $1 AND module = $2',
+        [me.userId, USER_SCREEN_PREFIX + request.params.module],
+      );
+      return ok(rows[0]?.value ?? null);
+    },
+  );
+
+  fastify.post<{ Body: { module: string; value: ScreenSetting } }>(
+    '/user/config',
+    {
+      config: { session: true, allowWithoutHospital: true },
+      schema: {
+        tags: ['ucenter'],
+        summary: 'Save the caller’s settings of one list screen (replaces what was stored)',
+        body: {
+          type: 'object',
+          required: ['module', 'value'],
+          properties: { module: moduleRef, value: { $ref: 'entities/screenSetting.json#' } },
+          additionalProperties: false,
+        },
+        response: replies({ $ref: 'entities/screenSetting.json#' }),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const { module, value } = request.body;
+      await fastify.db.query(
+        `INSERT INTO user_setting (user_id, module, value) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (user_id, module) DO UPDATE SET value = excluded.value, updated_at = now()`,
+        [me.userId, USER_SCREEN_PREFIX + module, JSON.stringify(value)],
+      );
+      return ok(value);
+    },
+  );
+
+  // Null without a chosen hospital: the form then shows its view's own layout.
+  fastify.get<{ Params: { module: string } }>(
+    '/org/config/:module',
+    {
+      config: { session: true, allowWithoutHospital: true },
+      schema: {
+        tags: ['ucenter'],
+        summary: 'The page configuration of one form for the caller’s current hospital, or null',
+        params: moduleParams,
+        response: replies(orNull('entities/formLayout.json#')),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      if (me.hospitalId === null) return ok(null);
+      const { rows } = await fastify.db.query<{ value: FormLayout }>('SELECT value FROM org_setting WHERE org_id = $1 AND module = $2', [
+        me.hospitalId,
+        ORG_FORM_PREFIX + request.params.module,
+      ]);
+      return ok(rows[0]?.value ?? null);
+    },
+  );
+
+  fastify.post<{ Body: { module: string; value: FormLayout } }>(
+    '/org/config',
+    {
+      config: { permission: 'reportPage:edit' },
+      schema: {
+        tags: ['ucenter'],
+        summary: 'Save the page configuration of one form for the caller’s current hospital',
+        body: {
+          type: 'object',
+          required: ['module', 'value'],
+          properties: { module: moduleRef, value: { $ref: 'entities/formLayout.json#' } },
+          additionalProperties: false,
+        },
+        response: replies({ $ref: 'entities/formLayout.json#' }),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const { module, value } = request.body;
+      assertDistinct(value);
+      // The gate refuses a permission route without a hospital, so hospitalId is set here.
+      await fastify.db.query(
+        `INSERT INTO org_setting (org_id, module, value) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (org_id, module) DO UPDATE SET value = excluded.value, updated_at = now()`,
+        [me.hospitalId, ORG_FORM_PREFIX + module, JSON.stringify(value)],
+      );
+      return ok(value);
+    },
+  );
+}
