@@ -1,10 +1,15 @@
-/** A view's form over its list (form.mode "modal"): create, edit or read one record. */
-import { App, Modal, Result, Spin } from 'antd';
+/**
+ * A view's form over its list (form.mode "modal"): create, edit or read one record, in
+ * the current hospital's layout; holders of reportPage:edit may change that layout here.
+ */
+import { App, Flex, Modal, Result, Spin, type ButtonProps } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { PageConfigButton } from './PageConfigButton';
 import { SchemaForm } from './SchemaForm';
 import type { View } from './types';
-import { useEntityForm } from './useEntityForm';
+import { overwriteOffer, useEntityForm } from './useEntityForm';
+import { useFormLayout } from './useScreenSettings';
 import type { FormMode } from './views';
 
 export interface FormModalProps {
@@ -17,15 +22,33 @@ export interface FormModalProps {
 
 export function FormModal({ view, mode, id, onClose }: FormModalProps) {
   const { t } = useTranslation();
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   const { form, loading, loadError, save } = useEntityForm(view, mode, id);
+  const layout = useFormLayout(view);
   const [saving, setSaving] = useState(false);
   const title = t(`entity.page.${mode}`, { name: t(`entity.${view.entity}.title`) });
+
+  const askOverwrite = (text: string) =>
+    new Promise<boolean>((resolve) => {
+      modal.confirm({
+        title: t('entity.action.overwriteTitle'),
+        content: t('entity.action.overwriteConfirm', { message: text }),
+        okText: t('entity.action.overwrite'),
+        cancelText: t('common.cancel'),
+        okButtonProps: { 'data-testid': 'overwrite-ok' } as ButtonProps,
+        onOk: () => resolve(true),
+        onCancel: () => resolve(false),
+      });
+    });
 
   const onOk = async () => {
     setSaving(true);
     try {
-      await save();
+      await save().catch(async (e: unknown) => {
+        // A duplicate that names the row in the way: overwrite it if the user says so.
+        if (overwriteOffer(e) === undefined || !(await askOverwrite((e as Error).message))) throw e;
+        return save({ overwrite: true });
+      });
       message.success(t('entity.action.saved'));
       onClose(true);
     } catch {
@@ -38,7 +61,13 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
   return (
     <Modal
       open
-      title={title}
+      title={
+        // Room on the right for the close button.
+        <Flex justify="space-between" align="center" gap={8} style={{ paddingRight: 32 }}>
+          <span>{title}</span>
+          <PageConfigButton view={view} layout={layout.layout} onSaved={layout.setLayout} size="small" />
+        </Flex>
+      }
       width={view.form.columns && view.form.columns > 1 ? 880 : 600}
       onCancel={() => onClose(false)}
       onOk={onOk}
@@ -53,9 +82,7 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
         {loadError ? (
           <Result status="warning" title={t('entity.page.loadFailed')} />
         ) : (
-          <Spin spinning={loading}>
-            <SchemaForm view={view} form={form} mode={mode} />
-          </Spin>
+          <Spin spinning={loading || !layout.loaded}>{layout.loaded && <SchemaForm view={layout.view} form={form} mode={mode} />}</Spin>
         )}
       </div>
     </Modal>

@@ -4,19 +4,28 @@
  * the view's row actions / delete (with confirmation) plus a create button, each shown
  * only when the permission map allows it. Opening a form is the caller's (a route or
  * a modal).
+ *
+ * The user's setting of the view (./useScreenSettings) is read before the table first
+ * renders: the column-settings popover is controlled and saved to the server (debounced),
+ * and a query-options dialog picks which query fields show and in what order.
  */
-import { PlusOutlined } from '@ant-design/icons';
+import { FilterOutlined, PlusOutlined } from '@ant-design/icons';
 import { ProTable, type ActionType } from '@ant-design/pro-components';
-import { App, Button, Popconfirm, Space, Typography } from 'antd';
+import { useDebounceFn, useUnmount } from 'ahooks';
+import { App, Button, Card, Popconfirm, Space, Typography } from 'antd';
 import { useMemo, useRef, useState, type MutableRefObject } from 'react';
 import { menuKey } from '../i18n/detect';
 import { findRoute } from '../routes/table';
+import { applyColumnSetting, applyQuerySetting, columnSettingOf, type ColumnsStateMap, type ScreenSetting } from './layout';
 import { invalidateOptions, loadOptions } from './options';
 import { useActions, usePermissionMap } from './permissions';
 import { resourceApi, type Entity } from './resource';
 import { rowActionAllowed, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
 import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './toColumns';
+import { QueryOptionsDialog } from './QueryOptionsDialog';
+import { excelButtons } from './components/ExcelImport';
 import type { RowAction, Translate, View } from './types';
+import { useUserScreenSetting } from './useScreenSettings';
 import { useTranslate } from './useTranslate';
 import { viewName, type FormMode } from './views';
 
@@ -28,7 +37,7 @@ export interface SchemaTableProps {
 
 /** What a delete confirmation calls the row. */
 function rowName(row: Row): string {
-  const v = row.name ?? row.code ?? row.id;
+  const v = row.name ?? row.label ?? row.code ?? row.id;
   return v === undefined || v === null ? '' : String(v);
 }
 
@@ -72,7 +81,22 @@ function RowActionLink({ view, action, row, t, onDone }: { view: View; action: R
   );
 }
 
-export function SchemaTable({ view, onOpen, actionRef: outerRef }: SchemaTableProps) {
+/** Column settings reach the server this long after the last change in the popover. */
+const SAVE_COLUMNS_AFTER_MS = 500;
+
+interface SettledTableProps extends SchemaTableProps {
+  setting: ScreenSetting | null;
+  save: (patch: ScreenSetting) => Promise<unknown>;
+}
+
+export function SchemaTable(props: SchemaTableProps) {
+  const { loaded, setting, save } = useUserScreenSetting(viewName(props.view));
+  // Rendered only once the setting is known, so a hidden column never flashes in.
+  if (!loaded) return <Card loading data-testid="schema-table-loading" />;
+  return <SettledTable {...props} setting={setting} save={save} />;
+}
+
+function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: SettledTableProps) {
   const { t, language } = useTranslate();
   const { message } = App.useApp();
   const can = useActions(view.permission);
@@ -80,11 +104,13 @@ export function SchemaTable({ view, onOpen, actionRef: outerRef }: SchemaTablePr
   const innerRef = useRef<ActionType>();
   const actionRef = outerRef ?? innerRef;
   const api = useMemo(() => resourceApi(view.resource), [view.resource]);
-  const name = viewName(view);
   const listRoute = findRoute(view.routes.list);
+  const [queryDialog, setQueryDialog] = useState(false);
+  // The query bar as the user set it; columns, actions and permissions stay the view's.
+  const queryView = useMemo(() => applyQuerySetting(view, setting?.query), [view, setting?.query]);
 
   const columns = useMemo<Column[]>(() => {
-    const cols = toColumns(view, { t, loadOptions: (source) => loadOptions(source, t) });
+    const cols = toColumns(queryView, { t, loadOptions: (source) => loadOptions(source, t) });
     const extra = (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
     if (!can.view && !can.edit && !can.remove && !extra.length) return cols;
     cols.push({
@@ -131,41 +157,91 @@ export function SchemaTable({ view, onOpen, actionRef: outerRef }: SchemaTablePr
       ),
     });
     return cols;
-  }, [view, t, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef]);
+  }, [view, queryView, t, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef]);
+
+  const hidden = useMemo(() => hiddenColumns(view), [view]);
+  // The popover's reset goes back to the view's defaults, not to the stored setting.
+  const defaultColumnsState = useMemo(() => applyColumnSetting(columns, undefined, hidden), [columns, hidden]);
+  const [columnsState, setColumnsState] = useState<ColumnsStateMap>(() => applyColumnSetting(columns, setting?.columns, hidden));
+  const { run: saveColumns, flush: flushColumns } = useDebounceFn(
+    (map: ColumnsStateMap) => {
+      // A refused save was shown by the request wrapper; the screen keeps the choice.
+      save({ columns: columnSettingOf(map, columns) }).catch(() => undefined);
+    },
+    { wait: SAVE_COLUMNS_AFTER_MS },
+  );
+  // Leaving the screen right after a change still stores it.
+  useUnmount(flushColumns);
+
+  const queryKey = (queryView.list.query ?? []).join(',');
+  const lastFilters = useRef<Record<string, unknown>>({});
 
   return (
-    <ProTable<Row>
-      key={language}
-      rowKey="id"
-      data-testid="schema-table"
-      actionRef={actionRef}
-      columns={columns}
-      headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
-      request={async (params, sort) => {
-        try {
-          const reply = await api.list(toListQuery(view, params, sort));
-          return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
-        } catch {
-          // The request wrapper has already told the user.
-          return { data: [], total: 0, success: false };
-        }
-      }}
-      search={{ labelWidth: 'auto', defaultCollapsed: false, span: { xs: 24, sm: 12, md: 8, lg: 8, xl: 6, xxl: 6 } }}
-      form={{ syncToUrl: false }}
-      pagination={{ defaultPageSize: 20, showSizeChanger: true, pageSizeOptions: [10, 20, 50, 100] }}
-      columnsState={{ defaultValue: hiddenColumns(view), persistenceType: 'localStorage', persistenceKey: `rcloud-columns-${name}` }}
-      options={{ density: false, reload: true, setting: true }}
-      scroll={{ x: 'max-content' }}
-      toolBarRender={() =>
-        can.add
-          ? [
-              <Button key="create" type="primary" icon={<PlusOutlined />} onClick={() => onOpen('create')} data-testid="create">
-                {t('entity.action.create')}
-              </Button>,
-            ]
-          : []
-      }
-    />
+    <>
+      <ProTable<Row>
+        // A new query bar (other fields or order) is a new search form: remount.
+        key={`${language}:${queryKey}`}
+        rowKey="id"
+        data-testid="schema-table"
+        actionRef={actionRef}
+        columns={columns}
+        headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
+        request={async (params, sort) => {
+          try {
+            const query = toListQuery(queryView, params, sort);
+            // What the list shows is what Excel export and import work on.
+            lastFilters.current = query.filters;
+            const reply = await api.list(query);
+            return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
+          } catch {
+            // The request wrapper has already told the user.
+            return { data: [], total: 0, success: false };
+          }
+        }}
+        search={{ labelWidth: 'auto', defaultCollapsed: false, span: { xs: 24, sm: 12, md: 8, lg: 8, xl: 6, xxl: 6 } }}
+        form={{ syncToUrl: false }}
+        pagination={{ defaultPageSize: 20, showSizeChanger: true, pageSizeOptions: [10, 20, 50, 100] }}
+        columnsState={{
+          value: columnsState,
+          defaultValue: defaultColumnsState,
+          onChange: (map) => {
+            setColumnsState(map as ColumnsStateMap);
+            saveColumns(map as ColumnsStateMap);
+          },
+        }}
+        options={{ density: false, reload: true, setting: true }}
+        scroll={{ x: 'max-content' }}
+        toolBarRender={() => [
+          ...excelButtons({ view, filters: () => lastFilters.current, onImported: () => actionRef.current?.reload() }),
+          ...(view.list.query?.length
+            ? [
+                <Button key="queryOptions" icon={<FilterOutlined />} onClick={() => setQueryDialog(true)} data-testid="query-options">
+                  {t('entity.settings.queryOptions')}
+                </Button>,
+              ]
+            : []),
+          ...(can.add
+            ? [
+                <Button key="create" type="primary" icon={<PlusOutlined />} onClick={() => onOpen('create')} data-testid="create">
+                  {t('entity.action.create')}
+                </Button>,
+              ]
+            : []),
+        ]}
+      />
+      {queryDialog && (
+        <QueryOptionsDialog
+          view={view}
+          setting={setting?.query}
+          onClose={() => setQueryDialog(false)}
+          onSave={async (rows) => {
+            await save({ query: rows });
+            message.success(t('entity.settings.saved'));
+            setQueryDialog(false);
+          }}
+        />
+      )}
+    </>
   );
 }
 

@@ -1,6 +1,7 @@
 /**
  * Where select options come from (a view's `options`): a code table (translated, no
- * call) or GET {resource}/options with parameters. Resource options are cached per
+ * call), a data dictionary's items (GET /api/bdt/v1/dictionary/options?code=, cached
+ * like the dictionary resource's options) or GET {resource}/options with parameters. Resource options are cached per
  * resource and parameters for the page's life and dropped when that resource is saved
  * or deleted, so ten selects of hospitals cost one call.
  */
@@ -31,8 +32,18 @@ export function loadResourceOptions(resource: string, params: Record<string, Sca
   return hit;
 }
 
+/** Resource whose options call (?code=) serves a dictionary option source. */
+export const DICTIONARY_RESOURCE = 'dictionary';
+
+/**
+ * Resources whose options are made of another one's rows: a dictionary's options are
+ * its items, so saving or deleting an item drops them too.
+ */
+const DERIVED: Readonly<Record<string, string[]>> = { dictionaryItem: [DICTIONARY_RESOURCE] };
+
 export function invalidateOptions(resource: string): void {
-  for (const key of [...cache.keys()]) if (key.startsWith(`${resource}?`)) cache.delete(key);
+  const prefixes = [resource, ...(DERIVED[resource] ?? [])].map((r) => `${r}?`);
+  for (const key of [...cache.keys()]) if (prefixes.some((p) => key.startsWith(p))) cache.delete(key);
 }
 
 /**
@@ -46,6 +57,7 @@ export async function loadOptions(
   req?: RequestFn,
 ): Promise<Option[]> {
   if ('code' in source) return codeOptions(source.code, t) as Option[];
+  if ('dictionary' in source) return loadResourceOptions(DICTIONARY_RESOURCE, { code: source.dictionary }, req);
   const params: Record<string, Scalar | undefined> = { ...source.params };
   for (const param of Object.keys(source.dependsOn ?? {})) {
     const v = depends[param];
