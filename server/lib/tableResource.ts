@@ -11,6 +11,7 @@
  *   date-times by range; any column may sort
  * - scope: with `hospital`, rows belong to the hospital that field names and follow
  *   the caller's data scope, for reading and for writing
+ * - a field backed by a data dictionary takes only that dictionary's enabled values
  * - unique constraints map to catalogue codes; `inUse` refuses a delete while rows
  *   elsewhere refer to the row; `tree` nests descendants under the listed rows.
  * Identifiers reach SQL only from the schema and the registry, never from a request.
@@ -32,6 +33,8 @@ export interface TableDecl {
   order: string[];
   tree?: string;
   notFound: string;
+  /** Field → data dictionary code whose enabled items are the field's values. */
+  dictionaries?: Record<string, string>;
   unique?: Record<string, string>;
   inUse?: Array<{ table: string; column: string; code: string }>;
 }
@@ -78,7 +81,7 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const skipped = model.fields.filter((f) => !SCALARS.has(f.type)).map((f) => f.name);
   if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields only, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
-  for (const f of [decl.label, ...decl.order, decl.hospital, decl.tree]) {
+  for (const f of [decl.label, ...decl.order, decl.hospital, decl.tree, ...Object.keys(decl.dictionaries ?? {})]) {
     if (f && !names.has(f)) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
   }
   if (!names.has('id')) throw new Error(`entities/${model.name}.json: a table resource needs an id`);
@@ -186,6 +189,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
         if (!me.scope.all && !me.scope.hospitalIds.includes(hospitalId)) throw new AppError('UCENTER101');
       }
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
+      for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
       const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);
       const columns = plan.writable.map((f) => snake(f.name));
       return uniqueOr(async () => {
@@ -238,6 +242,17 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
 
 function entityName(plan: TablePlan): string {
   return (RESOURCES[plan.resource].entity ?? plan.resource) as string;
+}
+
+/** A value a dictionary-backed field may hold: an enabled item of an enabled dictionary. */
+async function refuseUnlisted(q: Queryable, field: string, code: string, value: unknown): Promise<void> {
+  if (value === undefined || value === null) return;
+  const { rowCount } = await q.query(
+    `SELECT 1 FROM dictionary_item i JOIN dictionary d ON d.id = i.dictionary_id
+      WHERE d.code = $1 AND d.status = 1 AND i.status = 1 AND i.value = $2`,
+    [code, String(value)],
+  );
+  if (!rowCount) throw new AppError('UAA421', { detailKey: 'validation.select', field }, { field });
 }
 
 /** A row may not become its own ancestor. */

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { entityModel } from '../../src/schema/model';
 import { entityNames } from '../../src/schema/schemas';
+import resourceRegistry from '../../config/resources.json';
 import app from '../../config/app.json';
 import { translate } from '../../locales';
 import { AppError, errorTextKey } from '../lib/errors';
@@ -151,12 +152,23 @@ function fieldLabel(request: FastifyRequest, field: string | undefined): string 
   return label === key ? field : label;
 }
 
-/** A missing choice from a code table is "please select", as the form says it. */
+/** Fields filled from a data dictionary, by entity (config/resources.json `dictionaries`). */
+const DICTIONARY_FIELDS = new Map(
+  Object.entries(resourceRegistry)
+    .filter(([k]) => !k.startsWith('$'))
+    .map(([name, e]) => {
+      const entry = e as { entity?: string; table?: { dictionaries?: Record<string, string> } };
+      return [entry.entity ?? name, new Set(Object.keys(entry.table?.dictionaries ?? {}))] as const;
+    }),
+);
+
+/** A missing choice (code table, boolean, dictionary) is "please select", as the form says it. */
 function fieldKey(request: FastifyRequest, key: string, field: string | undefined): string {
   const at = bodyField(request, field);
   if (key !== 'validation.required' || !at) return key;
   const f = entityModel(at.entity).byName.get(at.name);
-  return f && (f.code || f.enum || f.type === 'boolean') ? 'validation.select' : key;
+  const choice = f && (f.code || f.enum || f.type === 'boolean' || DICTIONARY_FIELDS.get(at.entity)?.has(at.name));
+  return choice ? 'validation.select' : key;
 }
 
 declare module 'fastify' {

@@ -5,11 +5,11 @@
  * reportPage:edit). The moves are ./layout.ts's, so what the dialog shows is what the
  * form will render.
  */
-import { ArrowDownOutlined, ArrowUpOutlined } from '@ant-design/icons';
-import { App, Button, Flex, Modal, Select, Space, Typography } from 'antd';
+import { App, Flex, Select, Typography } from 'antd';
 import { useState } from 'react';
 import { screenSettings } from '../services/screenSettings';
 import { mergeFormLayout, moveFieldToGroup, moveFieldWithin, toFormLayout, type FormLayout } from './layout';
+import { MoveButtons, SettingsDialog } from './SettingsDialog';
 import { fieldLabelKey, groupLabelKey } from './toFormily';
 import type { View } from './types';
 import { useTranslate } from './useTranslate';
@@ -27,51 +27,38 @@ export function FormLayoutDialog({ view, layout, onClose, onSaved }: FormLayoutD
   const { t } = useTranslate();
   const { message } = App.useApp();
   const [groups, setGroups] = useState(() => mergeFormLayout(view, layout));
-  const [saving, setSaving] = useState(false);
   const groupOptions = view.form.groups.map((g) => ({ value: g.key, label: t(groupLabelKey(g.key)) }));
 
   const save = async () => {
-    setSaving(true);
-    try {
-      const saved = await screenSettings.saveFormLayout(viewName(view), toFormLayout(groups));
-      message.success(t('entity.settings.saved'));
-      onSaved(saved);
-    } catch {
-      // The request wrapper has already told the user.
-    } finally {
-      setSaving(false);
-    }
+    const saved = await screenSettings.saveFormLayout(viewName(view), toFormLayout(groups));
+    message.success(t('entity.settings.saved'));
+    onSaved(saved);
   };
 
   return (
-    <Modal
-      open
+    <SettingsDialog
+      testId="page-config"
       title={t('entity.settings.pageConfig')}
+      hint={t('entity.settings.pageConfigHint')}
       width={640}
-      onCancel={onClose}
-      maskClosable={false}
-      footer={[
-        <Button key="reset" onClick={() => setGroups(mergeFormLayout(view, null))} data-testid="page-config-reset">
-          {t('entity.settings.reset')}
-        </Button>,
-        <Button key="cancel" onClick={onClose}>
-          {t('common.cancel')}
-        </Button>,
-        <Button key="save" type="primary" loading={saving} onClick={save} data-testid="page-config-save">
-          {t('entity.action.save')}
-        </Button>,
-      ]}
+      onReset={() => setGroups(mergeFormLayout(view, null))}
+      onSave={save}
+      onClose={onClose}
     >
-      <div data-testid="page-config-dialog">
-        <Typography.Paragraph type="secondary">{t('entity.settings.pageConfigHint')}</Typography.Paragraph>
-        {groups.map((g) => (
-          <section key={g.key} data-testid={`layout-group-${g.key}`} style={{ marginBottom: 16 }}>
-            <Typography.Title level={5}>{t(groupLabelKey(g.key))}</Typography.Title>
-            {g.fields.length === 0 && <Typography.Text type="secondary">{t('entity.settings.emptyGroup')}</Typography.Text>}
-            {g.fields.map((f, i) => (
-              <Flex key={f} align="center" justify="space-between" gap={8} style={{ padding: '4px 0' }} data-testid={`layout-field-${f}`}>
-                <Typography.Text>{t(fieldLabelKey(view.entity, f))}</Typography.Text>
-                <Space size={4}>
+      {groups.map((g) => (
+        <section key={g.key} data-testid={`layout-group-${g.key}`} style={{ marginBottom: 16 }}>
+          <Typography.Title level={5}>{t(groupLabelKey(g.key))}</Typography.Title>
+          {g.fields.length === 0 && <Typography.Text type="secondary">{t('entity.settings.emptyGroup')}</Typography.Text>}
+          {g.fields.map((f, i) => (
+            <Flex key={f} align="center" justify="space-between" gap={8} style={{ padding: '4px 0' }} data-testid={`layout-field-${f}`}>
+              <Typography.Text>{t(fieldLabelKey(view.entity, f))}</Typography.Text>
+              <MoveButtons
+                prefix="layout"
+                item={f}
+                first={i === 0}
+                last={i === g.fields.length - 1}
+                onMove={(by) => setGroups((current) => moveFieldWithin(current, f, by))}
+                extra={
                   <Select
                     size="small"
                     style={{ width: 180 }}
@@ -80,31 +67,13 @@ export function FormLayoutDialog({ view, layout, onClose, onSaved }: FormLayoutD
                     aria-label={t('entity.settings.group')}
                     onChange={(to: string) => setGroups((current) => moveFieldToGroup(current, f, to))}
                   />
-                  <Button
-                    size="small"
-                    icon={<ArrowUpOutlined />}
-                    disabled={i === 0}
-                    aria-label={t('entity.settings.moveUp')}
-                    title={t('entity.settings.moveUp')}
-                    onClick={() => setGroups((current) => moveFieldWithin(current, f, -1))}
-                    data-testid={`layout-up-${f}`}
-                  />
-                  <Button
-                    size="small"
-                    icon={<ArrowDownOutlined />}
-                    disabled={i === g.fields.length - 1}
-                    aria-label={t('entity.settings.moveDown')}
-                    title={t('entity.settings.moveDown')}
-                    onClick={() => setGroups((current) => moveFieldWithin(current, f, 1))}
-                    data-testid={`layout-down-${f}`}
-                  />
-                </Space>
-              </Flex>
-            ))}
-          </section>
-        ))}
-      </div>
-    </Modal>
+                }
+              />
+            </Flex>
+          ))}
+        </section>
+      ))}
+    </SettingsDialog>
   );
 }
 

@@ -3,11 +3,11 @@
  * the current hospital's layout; holders of reportPage:edit may change that layout here.
  */
 import { App, Flex, Modal, Result, Spin, type ButtonProps } from 'antd';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PageConfigButton } from './PageConfigButton';
 import { SchemaForm } from './SchemaForm';
 import type { View } from './types';
+import { useBusy } from './useBusy';
 import { overwriteOffer, useEntityForm } from './useEntityForm';
 import { useFormLayout } from './useScreenSettings';
 import type { FormMode } from './views';
@@ -25,7 +25,6 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
   const { message, modal } = App.useApp();
   const { form, loading, loadError, save } = useEntityForm(view, mode, id);
   const layout = useFormLayout(view);
-  const [saving, setSaving] = useState(false);
   const title = t(`entity.page.${mode}`, { name: t(`entity.${view.entity}.title`) });
 
   const askOverwrite = (text: string) =>
@@ -41,22 +40,15 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
       });
     });
 
-  const onOk = async () => {
-    setSaving(true);
-    try {
-      await save().catch(async (e: unknown) => {
-        // A duplicate that names the row in the way: overwrite it if the user says so.
-        if (overwriteOffer(e) === undefined || !(await askOverwrite((e as Error).message))) throw e;
-        return save({ overwrite: true });
-      });
-      message.success(t('entity.action.saved'));
-      onClose(true);
-    } catch {
-      // Invalid fields show their messages; a refusal was shown by the request wrapper.
-    } finally {
-      setSaving(false);
-    }
-  };
+  const [onOk, saving] = useBusy(async () => {
+    await save().catch(async (e: unknown) => {
+      // A duplicate that names the row in the way: overwrite it if the user says so.
+      if (overwriteOffer(e) === undefined || !(await askOverwrite((e as Error).message))) throw e;
+      return save({ overwrite: true });
+    });
+    message.success(t('entity.action.saved'));
+    onClose(true);
+  });
 
   return (
     <Modal

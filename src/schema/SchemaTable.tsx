@@ -175,6 +175,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
 
   const queryKey = (queryView.list.query ?? []).join(',');
   const lastFilters = useRef<Record<string, unknown>>({});
+  const inflight = useRef<AbortController>();
 
   return (
     <>
@@ -187,14 +188,21 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
         columns={columns}
         headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
         request={async (params, sort) => {
+          // ProTable shows whichever answer comes last: a reload still under way (after a
+          // save) must not overwrite the query just asked, so the older call is abandoned.
+          inflight.current?.abort();
+          const controller = new AbortController();
+          inflight.current = controller;
           try {
             const query = toListQuery(queryView, params, sort);
             // What the list shows is what Excel export and import work on.
             lastFilters.current = query.filters;
-            const reply = await api.list(query);
+            const reply = await api.list(query, controller.signal);
+            // success false: ProTable keeps what it shows (an abandoned call, or a refusal).
+            if (controller.signal.aborted) return { data: [], total: 0, success: false };
             return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
           } catch {
-            // The request wrapper has already told the user.
+            // The request wrapper has already told the user (and says nothing of an abandoned call).
             return { data: [], total: 0, success: false };
           }
         }}

@@ -9,29 +9,13 @@
  *   exactly those two rows
  */
 import ExcelJS from 'exceljs';
-import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
+import { chooseIn } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const COLUMNS = ['label', 'labelCode', 'value', 'sort', 'status', 'remarks', 'parentValue'];
-
-/** No dialog or dropdown motion under way (a dropdown opened mid-motion loses its focus). */
-async function settled(page: Page) {
-  await page.waitForFunction(() => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], [class*="-leave-active"]'));
-}
-
-/** Opens the searchable select inside `scope` (a form item) and picks the option with this text. */
-async function choose(page: Page, scope: ReturnType<Page['locator']>, option: string) {
-  await settled(page);
-  await scope.locator('.ant-select-selector').click();
-  // The list is virtual: type to bring the option into it.
-  await page.keyboard.type(option);
-  await page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
-  await scope.locator('.ant-select-selection-item').filter({ hasText: option }).waitFor();
-  await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
-}
 
 describe('data dictionaries in Chromium', () => {
   let server: InProcessPlatform;
@@ -85,14 +69,14 @@ describe('data dictionaries in Chromium', () => {
     await page.getByTestId('resource-list').waitFor();
     await tableSettled();
     const bar = page.locator('.ant-pro-query-filter');
-    await choose(page, bar.locator('.ant-form-item').filter({ has: page.locator('#dictionaryId') }), dictName);
+    await chooseIn(page, bar.locator('.ant-form-item').filter({ has: page.locator('#dictionaryId') }), dictName);
     const dictionaryId = Number((await server.db.query<{ id: number }>('SELECT id FROM dictionary WHERE name = $1', [dictName])).rows[0].id);
     await query({ dictionaryId });
     expect(await rows().count()).toBe(0);
 
     // Add.
     await page.getByTestId('create').click();
-    await choose(page, field('dictionaryId'), dictName);
+    await chooseIn(page, field('dictionaryId'), dictName);
     await field('label').locator('input').fill('增强扫描');
     await field('value').locator('input').fill('ENH');
     await field('labelCode').locator('input').fill('enhanced');
@@ -110,7 +94,7 @@ describe('data dictionaries in Chromium', () => {
 
     // A second item with the same value: refused, then overwritten once the user agrees.
     await page.getByTestId('create').click();
-    await choose(page, field('dictionaryId'), dictName);
+    await chooseIn(page, field('dictionaryId'), dictName);
     await field('label').locator('input').fill('增强CT');
     await field('value').locator('input').fill('ENH');
     await page.getByTestId('form-modal-save').click();

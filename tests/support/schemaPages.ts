@@ -5,6 +5,51 @@
  */
 import type { Locator, Page } from 'playwright-core';
 
+/**
+ * No visible dialog or dropdown motion under way, as far as can be told within a few
+ * seconds: an element hidden mid-motion can keep its motion class, so this does not
+ * insist (chooseIn checks its own result anyway).
+ */
+export async function settled(page: Page): Promise<void> {
+  await page
+    .waitForFunction(
+      () =>
+        ![...document.querySelectorAll('[class*="-appear-active"], [class*="-enter-active"], [class*="-leave-active"]')].some(
+          (el) => el.getClientRects().length > 0,
+        ),
+      undefined,
+      { timeout: 3_000 },
+    )
+    .catch(() => undefined);
+}
+
+/**
+ * Opens the searchable select inside `scope` (a form item or a query-bar item) and
+ * picks the option with this text, typed first to bring it into the virtual list and
+ * to wait for remote options. A modal that is still zooming in moves the focus to
+ * itself when its motion ends, which closes a dropdown opened meanwhile; so this
+ * waits for motion to end and picks again if a pick was swallowed that way (seen on
+ * a loaded 2-core CI machine).
+ */
+export async function chooseIn(page: Page, scope: Locator, option: string): Promise<void> {
+  const chosen = scope.locator('.ant-select-selection-item').filter({ hasText: option });
+  for (let attempt = 1; ; attempt++) {
+    await settled(page);
+    if ((await page.locator('.ant-select-dropdown:visible').count()) === 0) {
+      await scope.locator('.ant-select-selector').click();
+      await page.keyboard.type(option);
+    }
+    await page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
+    try {
+      await chosen.waitFor({ timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+  await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
+}
+
 /** A form generated from a view (SchemaForm), by field name (data-testid field-<name>). */
 export class SchemaFormPage {
   constructor(private readonly page: Page, private readonly root: Locator) {}
@@ -14,46 +59,9 @@ export class SchemaFormPage {
   async fill(name: string, value: string) {
     await this.field(name).locator('input').fill(value);
   }
-  /**
-   * Opens the field's select and picks the option with this text (waits for remote
-   * options). A modal that is still zooming in moves the focus to itself when its
-   * motion ends, which closes a dropdown opened meanwhile; so this waits for motion to
-   * end and picks again if the first pick was swallowed that way (seen on a loaded
-   * 2-core CI machine).
-   */
+  /** Picks the option with this text in the field's select (see chooseIn). */
   async choose(name: string, option: string, nth = 0) {
-    const field = this.field(name).nth(nth);
-    const chosen = field.locator('.ant-select-selection-item').filter({ hasText: option });
-    for (let attempt = 1; ; attempt++) {
-      await this.settled();
-      const open = this.page.locator('.ant-select-dropdown:visible');
-      if ((await open.count()) === 0) await field.locator('.ant-select-selector').click();
-      await this.page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
-      try {
-        await chosen.waitFor({ timeout: 5_000 });
-        break;
-      } catch (e) {
-        if (attempt >= 3) throw e;
-      }
-    }
-    await this.page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
-  }
-  /**
-   * No visible dialog or dropdown motion under way, as far as can be told within a few
-   * seconds: an element hidden mid-motion can keep its motion class, so this does not
-   * insist (choose() checks its own result anyway).
-   */
-  async settled() {
-    await this.page
-      .waitForFunction(
-        () =>
-          ![...document.querySelectorAll('[class*="-appear-active"], [class*="-enter-active"], [class*="-leave-active"]')].some(
-            (el) => el.getClientRects().length > 0,
-          ),
-        undefined,
-        { timeout: 3_000 },
-      )
-      .catch(() => undefined);
+    await chooseIn(this.page, this.field(name).nth(nth), option);
   }
 }
 
