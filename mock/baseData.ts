@@ -16,6 +16,8 @@ export const DEMO_ORGANS: Array<{ code: string; name: string; parts: Array<[code
 ];
 
 export interface DemoDevice {
+  /** Calling AE title: unique in the region; the DICOM listener knows the device by it. */
+  ae: string;
   name: string;
   model: string;
   modality: string;
@@ -23,21 +25,26 @@ export interface DemoDevice {
   location: string;
 }
 
-/** Per hospital kind: the central hospital has the big machines, the township hospitals a DR and an ultrasound. */
+/**
+ * Per hospital: the central hospital has the big machines, the township hospitals a
+ * CT, a DR and an ultrasound. A_CT1, A_DR1, C_CT1 and C_MR1 are the devices the DICOM
+ * tests and the README's dcmtk examples send as (all from 127.0.0.1).
+ */
 export const DEMO_DEVICES: Record<string, DemoDevice[]> = {
   CENTRAL: [
-    { name: 'CT 一号机', model: 'uCT 760', modality: 'CT', department: 'FSK', location: '门诊楼一层 CT 室' },
-    { name: '磁共振', model: 'uMR 570', modality: 'MR', department: 'FSK', location: '医技楼一层 MR 室' },
-    { name: 'DR 摄影', model: 'DigiEye 760', modality: 'DR', department: 'FSK', location: '门诊楼一层 DR 室' },
-    { name: '乳腺机', model: 'Senographe Pristina', modality: 'MG', department: 'FSK', location: '门诊楼二层' },
+    { ae: 'C_CT1', name: 'CT 一号机', model: 'uCT 760', modality: 'CT', department: 'FSK', location: '门诊楼一层 CT 室' },
+    { ae: 'C_MR1', name: '磁共振', model: 'uMR 570', modality: 'MR', department: 'FSK', location: '医技楼一层 MR 室' },
+    { ae: 'C_DR1', name: 'DR 摄影', model: 'DigiEye 760', modality: 'DX', department: 'FSK', location: '门诊楼一层 DR 室' },
+    { ae: 'C_MG1', name: '乳腺机', model: 'Senographe Pristina', modality: 'MG', department: 'FSK', location: '门诊楼二层' },
   ],
   HOSP_A: [
-    { name: 'DR 摄影', model: 'DigiEye 330', modality: 'DR', department: 'FSK', location: '放射科' },
-    { name: '彩超', model: 'Resona 7', modality: 'US', department: 'FSK', location: '超声室' },
+    { ae: 'A_CT1', name: 'CT 机', model: 'uCT 510', modality: 'CT', department: 'FSK', location: '放射科' },
+    { ae: 'A_DR1', name: 'DR 摄影', model: 'DigiEye 330', modality: 'DX', department: 'FSK', location: '放射科' },
+    { ae: 'A_US1', name: '彩超', model: 'Resona 7', modality: 'US', department: 'FSK', location: '超声室' },
   ],
   HOSP_B: [
-    { name: 'DR 摄影', model: 'DigiEye 330', modality: 'DR', department: 'FSK', location: '放射科' },
-    { name: 'CT 机', model: 'uCT 510', modality: 'CT', department: 'FSK', location: '放射科' },
+    { ae: 'B_DR1', name: 'DR 摄影', model: 'DigiEye 330', modality: 'DX', department: 'FSK', location: '放射科' },
+    { ae: 'B_CT1', name: 'CT 机', model: 'uCT 510', modality: 'CT', department: 'FSK', location: '放射科' },
   ],
 };
 
@@ -49,9 +56,9 @@ export const DEMO_EXAM_ITEMS: Array<{ code: string; name: string; modality: stri
   { code: 'CT004', name: '腰椎 CT 平扫', modality: 'CT', organ: 'L_SPINE', price: 210 },
   { code: 'MR001', name: '颅脑 MR 平扫', modality: 'MR', organ: 'BRAIN', price: 480 },
   { code: 'MR002', name: '膝关节 MR 平扫', modality: 'MR', organ: 'KNEE', price: 520 },
-  { code: 'DR001', name: '胸部正位片', modality: 'DR', organ: 'LUNG', price: 60 },
-  { code: 'DR002', name: '颈椎正侧位片', modality: 'DR', organ: 'C_SPINE', price: 80 },
-  { code: 'DR003', name: '腕关节正侧位片', modality: 'DR', organ: 'WRIST', price: 70 },
+  { code: 'DR001', name: '胸部正位片', modality: 'DX', organ: 'LUNG', price: 60 },
+  { code: 'DR002', name: '颈椎正侧位片', modality: 'DX', organ: 'C_SPINE', price: 80 },
+  { code: 'DR003', name: '腕关节正侧位片', modality: 'DX', organ: 'WRIST', price: 70 },
   { code: 'US001', name: '肝胆脾彩超', modality: 'US', organ: 'LIVER', price: 120 },
   { code: 'US002', name: '甲状腺彩超', modality: 'US', organ: 'THYROID', price: 100 },
   { code: 'MG001', name: '双侧乳腺钼靶', modality: 'MG', organ: 'BREAST', price: 160 },
@@ -65,11 +72,10 @@ export const DEMO_QC_RULES: Array<{ name: string; description: string; type: 'ex
   { name: '危急值及时报告', description: '危急值在规定时间内记录并通知临床', type: 'report' },
 ];
 
-/** The demo hospitals' device addresses: 192.168.<n>.<10 + i>, port 104. */
-export function demoDeviceAddress(hospitalIndex: number, deviceIndex: number): { ip: string; port: number } {
-  return { ip: `192.168.${10 + hospitalIndex}.${10 + deviceIndex}`, port: 104 };
-}
-
-export function demoAeTitle(orgCode: string, modality: string, n: number): string {
-  return `${orgCode.replace('HOSP_', 'H')}_${modality}${n}`;
+/**
+ * The demo devices' addresses: all on this machine (so dcmtk run here is the device),
+ * each its own port, since IP and port together name one device.
+ */
+export function demoDeviceAddress(deviceIndex: number): { ip: string; port: number } {
+  return { ip: '127.0.0.1', port: 11201 + deviceIndex };
 }

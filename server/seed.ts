@@ -8,7 +8,7 @@
 import type { Db, Queryable } from './db';
 import type { IdentityConfig } from './config';
 import { DEMO_ORGS } from '../mock/region';
-import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, demoAeTitle, demoDeviceAddress } from '../mock/baseData';
+import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { allPermissions, MODULES, type PermissionMap } from './identity/access';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
@@ -125,17 +125,15 @@ async function insertBaseData(q: Queryable, orgs: Map<string, number>, departmen
       organs.set(code, { id: o.rows[0].id, bodyId: b.rows[0].id });
     }
   }
-  for (const [h, [orgCode, devices]] of Object.entries(DEMO_DEVICES).entries()) {
+  let deviceIndex = 0;
+  for (const [orgCode, devices] of Object.entries(DEMO_DEVICES)) {
     const hospitalId = orgs.get(orgCode);
-    const perModality = new Map<string, number>();
-    for (const [i, d] of devices.entries()) {
-      const n = (perModality.get(d.modality) ?? 0) + 1;
-      perModality.set(d.modality, n);
-      const { ip, port } = demoDeviceAddress(h, i);
+    for (const d of devices) {
+      const { ip, port } = demoDeviceAddress(deviceIndex++);
       await q.query(
         `INSERT INTO device (hospital_id, department_id, name, model, modality, ip, port, location, ae_title)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [hospitalId, departments.get(`${orgCode}/${d.department}`), d.name, d.model, d.modality, ip, port, d.location, demoAeTitle(orgCode, d.modality, n)],
+        [hospitalId, departments.get(`${orgCode}/${d.department}`), d.name, d.model, d.modality, ip, port, d.location, d.ae],
       );
     }
     // A hospital offers the items its devices can do.

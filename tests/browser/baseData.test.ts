@@ -45,7 +45,7 @@ describe('base data in Chromium', () => {
     await form.choose('departmentId', '放射科');
     await form.fill('name', name);
     await form.choose('modality', 'CT 计算机断层扫描');
-    await form.fill('aeTitle', 'CENTRAL_CT1');
+    await form.fill('aeTitle', 'C_CT1');
     await form.fill('ip', '10.77.0.1');
     await form.fill('port', '104');
     await b.shot('base-device-modal');
