@@ -10,6 +10,8 @@ import type { IdentityConfig } from './config';
 import { DEMO_ORGS } from '../mock/region';
 import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
+import { demoExams } from '../mock/exams';
+import { ageFromBirthDate, dayKey, formatExamCode, formatPatientId, pinyinName } from './lib/examRules';
 import { allPermissions, MODULES, type PermissionMap } from './identity/access';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
 
@@ -46,6 +48,7 @@ export async function seedDemo(locked: Db): Promise<boolean> {
         ]);
       }
     }
+    await insertDemoExams(q, new Date());
     await q.query(
       `INSERT INTO app_meta (key, value) VALUES ('demo_seeded_at', to_jsonb(now()::text))
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
@@ -149,4 +152,139 @@ async function insertBaseData(q: Queryable, orgs: Map<string, number>, departmen
   for (const rule of DEMO_QC_RULES) {
     await q.query('INSERT INTO qc_rule (name, description, type) VALUES ($1, $2, $3)', [rule.name, rule.description, rule.type]);
   }
+}
+
+/** Multi-row INSERT of `rows` (same keys) in chunks, so seeding a few hundred rows is a handful of statements. */
+async function insertRows(q: Queryable, table: string, rows: Array<Record<string, unknown>>, returning?: string): Promise<Array<Record<string, unknown>>> {
+  const out: Array<Record<string, unknown>> = [];
+  if (!rows.length) return out;
+  const names = Object.keys(rows[0]);
+  for (let start = 0; start < rows.length; start += 100) {
+    const chunk = rows.slice(start, start + 100);
+    const params: unknown[] = [];
+    const values = chunk.map((row) => `(${names.map((n) => `$${params.push(row[n])}`).join(', ')})`);
+    const r = await q.query(`INSERT INTO ${table} (${names.join(', ')}) VALUES ${values.join(', ')}${returning ? ` RETURNING ${returning}` : ''}`, params);
+    out.push(...r.rows);
+  }
+  return out;
+}
+
+/**
+ * Demo exams (mock/exams.ts) as the registration API would have stored them: the
+ * same numbering (formatExamCode/formatPatientId from a per hospital and day sequence,
+ * handed out in registration order and left in exam_code_counter so the next API
+ * registration continues after them), the same pinyin, age and worklist fields.
+ * A bulk insert rather than one API call per exam keeps the first start fast.
+ */
+async function insertDemoExams(q: Queryable, now: Date): Promise<void> {
+  const orgs = new Map((await q.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
+  const devices = new Map(
+    (await q.query<{ ae: string; id: number; name: string; modality: string }>('SELECT ae_title AS ae, id, name, modality FROM device')).rows.map((r) => [r.ae, r]),
+  );
+  const items = new Map(
+    (
+      await q.query<{ key: string; id: number; name: string; organ_id: number | null; organ_name: string | null; price: number }>(
+        `SELECT i.hospital_id || '/' || i.code AS key, i.id, i.name, i.organ_id, o.name AS organ_name, i.price::float8 AS price
+           FROM exam_item i LEFT JOIN organ o ON o.id = i.organ_id`,
+      )
+    ).rows.map((r) => [r.key, r]),
+  );
+  const clerks = new Map(
+    (
+      await q.query<{ hospital_id: number; id: number; name: string }>(
+        `SELECT DISTINCT ON (m.hospital_id) m.hospital_id, u.id, u.name FROM user_membership m JOIN app_user u ON u.id = m.user_id
+           JOIN role r ON r.id = m.role_id WHERE r.permissions -> 'registration' ? 'add' ORDER BY m.hospital_id, u.id`,
+      )
+    ).rows.map((r) => [r.hospital_id, r]),
+  );
+  const counters = new Map<string, number>();
+  const next = (hospitalId: number, kind: 'exam' | 'patient', day: string) => {
+    const key = `${hospitalId}/${kind}/${day}`;
+    const n = (counters.get(key) ?? 0) + 1;
+    counters.set(key, n);
+    return n;
+  };
+  const exams = demoExams(now);
+  const rows = exams.map((e) => {
+    const hospitalId = orgs.get(e.hospital)!;
+    const device = devices.get(e.deviceAe)!;
+    const lines = e.itemCodes.map((code) => items.get(`${hospitalId}/${code}`)!);
+    const day = dayKey(e.createdAt);
+    const examCode = formatExamCode(day, next(hospitalId, 'exam', day));
+    const { age, ageUnit } = ageFromBirthDate(e.birthDate, e.createdAt)!;
+    const clerk = clerks.get(hospitalId);
+    return {
+      hospital_id: hospitalId,
+      exam_code: examCode,
+      study_uid: `2.25.${e.uidBits.toString(10)}`,
+      his_patient_name: e.name,
+      his_patient_name_en: pinyinName(e.name),
+      his_no: e.hisNo,
+      patient_id: formatPatientId(day, next(hospitalId, 'patient', day)),
+      id_no: e.idNo,
+      out_patient_no: e.outPatientNo ?? null,
+      in_patient_no: e.inPatientNo ?? null,
+      bed_no: e.bedNo ?? null,
+      birth_date: e.birthDate,
+      age,
+      age_unit: ageUnit,
+      sex: e.sex,
+      phone: e.phone,
+      credential_type: 1,
+      credential_no: e.idNo,
+      patient_source: e.patientSource,
+      his_dept_name: e.hisDeptName,
+      his_doctor_name: e.hisDoctorName,
+      appointment: e.appointment,
+      appoint_time: e.appointTime ?? null,
+      arrived_at: e.arrivedAt ?? null,
+      payment: e.payment,
+      clinical_diagnosis: e.clinicalDiagnosis,
+      device_id: device.id,
+      device_name: device.name,
+      register_type: 2,
+      register_doctor_id: clerk?.id ?? null,
+      register_doctor_name: clerk?.name ?? '登记处',
+      item_names: lines.map((l) => l.name).join('、'),
+      price: lines.reduce((sum, l) => sum + Math.round(l.price * 100), 0) / 100,
+      exam_state: e.examState,
+      state_before_termination: e.stateBeforeTermination ?? null,
+      exam_time: e.examTime ?? null,
+      hidden: e.hidden,
+      scheduled_ae_title: e.deviceAe,
+      modality: device.modality,
+      scheduled_start: e.appointTime ?? e.createdAt,
+      scheduled_step_id: examCode,
+      requested_procedure_id: examCode,
+      created_at: e.createdAt,
+      updated_at: e.createdAt,
+    };
+  });
+  const ids = await insertRows(q, 'exam', rows, 'id');
+  const lineRows: Array<Record<string, unknown>> = [];
+  const logRows: Array<Record<string, unknown>> = [];
+  exams.forEach((e, i) => {
+    const examId = ids[i].id;
+    const row = rows[i];
+    e.itemCodes.forEach((code, position) => {
+      const item = items.get(`${row.hospital_id}/${code}`)!;
+      lineRows.push({ exam_id: examId, position, item_id: item.id, item_name: item.name, organ_id: item.organ_id, organ_name: item.organ_name, price: item.price });
+    });
+    const log = (action: string, at: Date) =>
+      logRows.push({ exam_id: examId, hospital_id: row.hospital_id, action, user_id: row.register_doctor_id, user_name: row.register_doctor_name, created_at: at, detail: JSON.stringify({ examCode: row.exam_code }) });
+    log(e.appointment ? 'appointExam' : 'registerExam', e.createdAt);
+    if (e.appointment && e.arrivedAt) log('checkIn', e.arrivedAt);
+    if (e.examState === 3) log('suspend', new Date(Math.min(now.getTime(), e.createdAt.getTime() + 3600_000)));
+    if (e.hidden) log('hideExam', new Date(Math.min(now.getTime(), e.createdAt.getTime() + 7200_000)));
+  });
+  await insertRows(q, 'exam_item_line', lineRows);
+  await insertRows(q, 'exam_log', logRows);
+  await insertRows(
+    q,
+    'exam_code_counter',
+    [...counters].map(([key, last]) => {
+      const [hospitalId, kind, day] = key.split('/');
+      return { hospital_id: Number(hospitalId), kind, day, last };
+    }),
+  );
 }

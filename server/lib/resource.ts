@@ -20,6 +20,8 @@ export interface ResourceDef<T extends { id?: number }> {
   tag: string;
   /** Permission module, e.g. "system.user". */
   module: string;
+  /** The module's action names for the four rights, where they are not view/add/edit/delete (e.g. registration's modifyExam). */
+  actions?: { view?: string; add?: string; edit?: string; delete?: string };
   /** $id of the entity schema, e.g. "entities/user.json". */
   entity: string;
   /** Rows belong to hospitals (default); false for region-wide data such as roles. */
@@ -43,6 +45,7 @@ const idParams = { type: 'object', required: ['id'], properties: { id: { type: '
 
 export function registerResource<T extends { id?: number }>(fastify: FastifyInstance, def: ResourceDef<T>) {
   const base = `/${def.path}`;
+  const right = { view: 'view', add: 'add', edit: 'edit', delete: 'delete', ...def.actions };
   const entity = { $ref: def.entity };
   const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
   const load = async (q: Queryable, id: number, me: AuthContext) => {
@@ -54,7 +57,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.post<{ Body: ListBody }>(
     `${base}/list`,
     {
-      config: { permission: `${def.module}:view` },
+      config: { permission: `${def.module}:${right.view}` },
       schema: {
         tags: [def.tag],
         summary: `List ${def.path} (paged, sorted, filtered, within the data scope)`,
@@ -73,7 +76,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.get<{ Params: { id: number } }>(
     `${base}/detail/:id`,
     {
-      config: { permission: `${def.module}:view`, scoped },
+      config: { permission: `${def.module}:${right.view}`, scoped },
       schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
     },
     async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
@@ -83,7 +86,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     `${base}/save`,
     {
       // Creating and editing are separate rights; the handler checks the one that applies.
-      config: { permission: [`${def.module}:add`, `${def.module}:edit`] },
+      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`] },
       schema: {
         tags: [def.tag],
         summary: `Create (no id) or update ${def.path}`,
@@ -94,7 +97,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     async (request) => {
       const me = caller(request);
       const body = request.body as T;
-      if (!hasPermission(me.permissions, `${def.module}:${body.id ? 'edit' : 'add'}`)) throw new AppError('UAA103');
+      if (!hasPermission(me.permissions, `${def.module}:${body.id ? right.edit : right.add}`)) throw new AppError('UAA103');
       const id = await fastify.db.tx(async (q) => {
         if (body.id) await load(q, body.id, me);
         return def.save(q, body, me);
@@ -106,7 +109,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.post<{ Params: { id: number } }>(
     `${base}/delete/:id`,
     {
-      config: { permission: `${def.module}:delete`, scoped },
+      config: { permission: `${def.module}:${right.delete}`, scoped },
       schema: { tags: [def.tag], summary: `Delete ${def.path}`, params: idParams, response: replies({ type: 'null' }) },
     },
     async (request) => {

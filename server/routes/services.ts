@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import uaa from './uaa';
 import ucenter from './ucenter';
 import bdt from './bdt';
+import ris from './ris';
 import platform from './platform';
 
 export interface ServiceDef {
@@ -21,7 +22,7 @@ export const SERVICES: ServiceDef[] = [
   { tag: 'uaa', prefix: '/api/uaa/v1', description: 'Authentication: login, sessions, passwords, captcha, SMS codes', routes: uaa },
   { tag: 'ucenter', prefix: '/api/ucenter/v1', description: 'Users, roles, organisations', routes: ucenter },
   { tag: 'file', prefix: '/api/file/v1', description: 'File policy and upload' },
-  { tag: 'ris', prefix: '/api/ris/v1', description: 'Registration, appointment, exam list, devices, exam items' },
+  { tag: 'ris', prefix: '/api/ris/v1', description: 'Registration, appointment, exam list, devices, exam items', routes: ris },
   { tag: 'report', prefix: '/api/report/v1', description: 'Reports, templates, printing, notices' },
   { tag: 'pacs', prefix: '/api/pacs/v1', description: 'Studies, matching, images' },
   { tag: 'efilm', prefix: '/api/efilm/v1', description: 'Electronic film' },

@@ -19,6 +19,7 @@ import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/sc
 import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
+import gradeSafetyRoutes from './gradeSafety';
 
 
 interface Membership {
@@ -94,6 +95,7 @@ async function assertHospitalsVisible(q: Queryable, me: AuthContext, ids: number
 export default async function ucenterRoutes(fastify: FastifyInstance) {
   // Per-user list settings and per-hospital form layouts (user/config, org/config).
   await fastify.register(screenSettingRoutes);
+  await fastify.register(gradeSafetyRoutes);
 
   registerResource<Org>(fastify, {
     path: 'org',

@@ -1,0 +1,55 @@
+/**
+ * The grade-safety setting (等保, spec section 5 "Data masking"): when on, patient
+ * identifiers are masked by the server for every caller without privacy:phoneVisible.
+ * Stored region-wide in app_meta under key `grade_safety` as a JSON boolean (absent = off).
+ *   GET  /api/ucenter/v1/config/gradeSafety   system.generalConfig:view → {enabled}
+ *   POST /api/ucenter/v1/config/gradeSafety   system.generalConfig:edit  {enabled} → {enabled}
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../db';
+import type { AuthContext } from '../identity/sessions';
+import { hasPermission } from '../identity/access';
+import { maskRow } from '../lib/masking';
+import { ok, replies } from '../lib/reply';
+
+export const GRADE_SAFETY_KEY = 'grade_safety';
+
+export async function gradeSafetyOn(q: Queryable): Promise<boolean> {
+  const { rows } = await q.query<{ on: boolean }>(`SELECT value = 'true'::jsonb AS on FROM app_meta WHERE key = $1`, [GRADE_SAFETY_KEY]);
+  return rows[0]?.on === true;
+}
+
+/** What the caller gets to see of a patient row: masked unless the setting is off or the caller may see it. */
+export async function rowMasker(q: Queryable, me: AuthContext): Promise<<T extends Record<string, unknown>>(row: T) => T> {
+  if (hasPermission(me.permissions, 'privacy:phoneVisible') || !(await gradeSafetyOn(q))) return (row) => row;
+  return (row) => maskRow(row);
+}
+
+const setting = { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } }, additionalProperties: false };
+
+export default async function gradeSafetyRoutes(fastify: FastifyInstance) {
+  fastify.get(
+    '/config/gradeSafety',
+    {
+      config: { permission: 'system.generalConfig:view' },
+      schema: { tags: ['ucenter'], summary: 'Whether patient identifiers are masked (grade safety)', response: replies(setting) },
+    },
+    async () => ok({ enabled: await gradeSafetyOn(fastify.db) }),
+  );
+
+  fastify.post<{ Body: { enabled: boolean } }>(
+    '/config/gradeSafety',
+    {
+      config: { permission: 'system.generalConfig:edit' },
+      schema: { tags: ['ucenter'], summary: 'Turn masking of patient identifiers on or off', body: setting, response: replies(setting) },
+    },
+    async (request) => {
+      await fastify.db.query(
+        `INSERT INTO app_meta (key, value) VALUES ($1, to_jsonb($2::boolean))
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+        [GRADE_SAFETY_KEY, request.body.enabled],
+      );
+      return ok({ enabled: request.body.enabled });
+    },
+  );
+}
