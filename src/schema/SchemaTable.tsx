@@ -99,7 +99,7 @@ export function SchemaTable(props: SchemaTableProps) {
 function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: SettledTableProps) {
   const { t, language } = useTranslate();
   const { message } = App.useApp();
-  const can = useActions(view.permission);
+  const can = useActions(view);
   const permissionMap = usePermissionMap();
   const innerRef = useRef<ActionType>();
   const actionRef = outerRef ?? innerRef;

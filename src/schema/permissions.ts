@@ -6,6 +6,7 @@
  */
 import { can, type PermissionMap } from '../session/access';
 import { useSession } from '../session/store';
+import type { View, ViewAction } from './types';
 
 export type { PermissionMap };
 
@@ -19,13 +20,25 @@ export function allows(map: PermissionMap | null, module: string, action: string
   return can(map, `${module}:${action}`);
 }
 
-/** The actions a view's buttons need, for one module. */
-export function useActions(module: string): { add: boolean; edit: boolean; remove: boolean; view: boolean } {
-  const map = usePermissionMap();
-  return {
-    add: allows(map, module, 'add'),
-    edit: allows(map, module, 'edit'),
-    remove: allows(map, module, 'delete'),
-    view: allows(map, module, 'view'),
-  };
+export interface ViewRights {
+  add: boolean;
+  edit: boolean;
+  remove: boolean;
+  view: boolean;
+}
+
+/** The right of the view's module that gates a generic action: the view's `actions` name, else the action's own. */
+export function actionRight(view: Pick<View, 'actions'>, action: ViewAction): string {
+  return view.actions?.[action] ?? action;
+}
+
+/** What a view's buttons may offer, as a pure function of the view and the map. */
+export function viewRights(view: Pick<View, 'permission' | 'actions'>, map: PermissionMap | null): ViewRights {
+  const has = (action: ViewAction) => allows(map, view.permission, actionRight(view, action));
+  return { add: has('add'), edit: has('edit'), remove: has('delete'), view: has('view') };
+}
+
+/** The actions a view's buttons need, in the view's module. */
+export function useActions(view: Pick<View, 'permission' | 'actions'>): ViewRights {
+  return viewRights(view, usePermissionMap());
 }

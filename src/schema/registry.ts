@@ -29,6 +29,7 @@ import { createSchemaField } from '@formily/react';
 import type { ComponentType } from 'react';
 import { ConditionEditor } from './components/ConditionEditor';
 import { DateTime } from './components/DateTime';
+import { formScope } from './fillers';
 import { ImageUpload } from './components/ImageUpload';
 import { PermissionTree } from './components/PermissionTree';
 import { RemoteSelect } from './components/RemoteSelect';
@@ -111,4 +112,4 @@ registerValidateRules({
   },
 });
 
-export const SchemaField = createSchemaField({ components: components as Record<string, RegisteredComponent>, scope: {} });
+export const SchemaField = createSchemaField({ components: components as Record<string, RegisteredComponent>, scope: formScope });

@@ -6,7 +6,7 @@
 import { request as defaultRequest, type RequestFn } from '../services/request';
 import { can, type PermissionMap } from '../session/access';
 import { fillPath } from './pathTemplate';
-import type { RowAction, View } from './types';
+import type { RowAction, RowCondition, View } from './types';
 
 /** Does the map grant the action's right in the view's module? */
 export function rowActionAllowed(view: View, action: RowAction, map: PermissionMap | null | undefined): boolean {
@@ -17,10 +17,18 @@ function present(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0);
 }
 
-/** Does the row meet the action's visibleWhen, and has it the values the path needs? */
+/** Does one condition hold for the row: the field present (or absent), or its value one of `in`? */
+export function rowConditionHolds(c: RowCondition, row: Record<string, unknown>): boolean {
+  const v = row[c.field];
+  if ('in' in c) return c.in.some((x) => x === v);
+  return present(v) === c.present;
+}
+
+/** Does the row meet every condition of the action's visibleWhen, and has it the values the path needs? */
 export function rowActionApplies(action: RowAction, row: Record<string, unknown>): boolean {
   const w = action.visibleWhen;
-  if (w && present(row[w.field]) !== w.present) return false;
+  const conditions = w === undefined ? [] : Array.isArray(w) ? w : [w];
+  if (!conditions.every((c) => rowConditionHolds(c, row))) return false;
   return fillPath(action.call.path, row) !== undefined;
 }
 

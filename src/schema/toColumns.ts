@@ -8,9 +8,12 @@
  * - date-time query fields get a day-range picker with the quick ranges of
  *   ./dateRanges (today, yesterday, last 3 / 7 days, custom ending the day after)
  * - fields with view options load them (RemoteSelect's source) and show labels
+ * - a view's suffixField shows another field's text after the value (age and unit);
+ *   money shows a CNY amount
  */
 import type { ProColumns } from '@ant-design/pro-components';
 import dayjs from 'dayjs';
+import { formatMoney } from '../utils/format';
 import { QUICK_RANGES, quickRangeDays, toFilterRange, type DayInput } from './dateRanges';
 import { entityModel, field as fieldOf, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
@@ -33,8 +36,27 @@ function valueEnum(options: Array<{ value: Scalar; label: string }>): Map<Scalar
   return new Map(options.map((o) => [o.value, { text: o.label }]));
 }
 
+/** The text of `name`'s value in a row: a code table's label, else the value as it is. */
+function textOf(view: View, name: string, row: Row, t: Translate): string {
+  const v = row[name];
+  if (v === undefined || v === null || v === '') return '';
+  const code = entityModel(view.entity).byName.get(name)?.code;
+  return code ? t(`code.${code}.${String(v)}`) : String(v);
+}
+
 function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column> {
-  const source = view.fields?.[f.name]?.options;
+  const hint = view.fields?.[f.name];
+  // A number with its unit in another field (age and ageUnit): one cell, "45 岁".
+  const suffix = hint?.suffixField;
+  if (suffix) {
+    return {
+      valueType: 'text',
+      renderText: (v: unknown, row: Row) => (v === undefined || v === null || v === '' ? v : opts.t('entity.value.withUnit', { value: v, unit: textOf(view, suffix, row, opts.t) })),
+    };
+  }
+  // The cell is rendered here (a digit column would reformat the text); searching stays numeric.
+  if (hint?.money) return { valueType: 'digit', render: (_dom: unknown, row: Row) => formatMoney(row[f.name] as number) || '-' };
+  const source = hint?.options;
   if (source) {
     const load = opts.loadOptions;
     // A column shows every row's label, so it asks for all options in scope, not those

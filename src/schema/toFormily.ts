@@ -13,6 +13,9 @@
  * - readOnly fields: left out on create, read-pretty on edit; writeOnly (password):
  *   left out of the detail view, optional on edit
  * - arrays of objects become an ArrayTable with one column per item field
+ * - a view's `fill` on a field becomes a reaction that fills other fields from it
+ *   (./fillers: pinyin of a name, age from a birth date); `money` a CNY amount input;
+ *   date fields a DatePicker
  * - a view's virtual field (not in the entity) is its component with the hint's props,
  *   in every mode; its value is never saved (formData.toPayload sends entity fields)
  * - every field's FormItem carries data-testid field-<name> (page objects find it)
@@ -129,10 +132,14 @@ function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
   if (h.options) return { component: 'RemoteSelect', props: { source: h.options, ...multiple } };
   if (code) return { component: 'Select', props: multiple, options };
   if (f.type === 'boolean') return { component: 'Switch' };
+  // An amount is CNY whatever the language (spec section 3: price in CNY).
+  if (h.money) return { component: 'NumberPicker', props: { precision: 2, prefix: '¥' } };
   if (f.type === 'integer' || f.type === 'number')
     return { component: 'NumberPicker', props: f.type === 'integer' ? { precision: 0 } : undefined };
   if (f.type === 'array') return { component: 'Select', props: { mode: 'tags', open: false, tokenSeparators: [',', '，'] } };
   if (f.format === 'date-time') return { component: 'DateTime' };
+  // Formily's DatePicker keeps the value as the YYYY-MM-DD string the schema's format wants.
+  if (f.format === 'date') return { component: 'DatePicker' };
   if (f.writeOnly) return { component: 'Password', props: { autoComplete: 'new-password' } };
   if ((f.maxLength ?? 0) >= 200) return { component: 'Input.TextArea', props: { rows: 3, showCount: true, maxLength: f.maxLength } };
   return { component: 'Input' };
@@ -173,6 +180,7 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
   const reactionList = [
     ...(h.visibleWhen ? [visibleWhen(h.visibleWhen)] : []),
     ...(reactive ? [requiredReaction(reactive.when, reactive.equals)] : []),
+    ...(h.fill && !readPretty && ctx.mode !== 'detail' ? [fillReaction(h.fill.with, h.fill.into)] : []),
   ];
   const reactions = reactionList.length > 1 ? reactionList : reactionList[0];
 
@@ -253,6 +261,11 @@ function visibleWhen(conditions: Record<string, unknown>): Record<string, unknow
   const names = Object.keys(conditions);
   const test = names.map((n, i) => `$deps[${i}] === ${JSON.stringify(conditions[n])}`).join(' && ');
   return { dependencies: names, fulfill: { state: { visible: `{{${test}}}` } } };
+}
+
+/** The view's `fill`: $fill (./fillers, in the SchemaField scope) sets `into` from this field's value. */
+function fillReaction(filler: string, into: string[]): Record<string, unknown> {
+  return { fulfill: { run: `{{$fill($self, ${JSON.stringify(filler)}, ${JSON.stringify(into)})}}` } };
 }
 
 /** Values a screen knows before the user types: the view's fixed values, and an id unless creating. */

@@ -47,7 +47,18 @@ export type OptionSource =
   | { code: string }
   /** A data dictionary's enabled items, by the dictionary's code. */
   | { dictionary: string }
+  /** dependsOn: option parameter → the field whose value it takes: a sibling by name, the form's top-level field with a leading "/". */
   | { resource: string; params?: Record<string, Scalar>; dependsOn?: Record<string, string> };
+
+/**
+ * Values the form works out for other fields from this one (view hint `fill`): when
+ * this field changes, the filler `with` (src/schema/fillers.ts) gives one value per
+ * field of `into`, set while the first of them is empty or still holds what was filled.
+ */
+export interface FillSpec {
+  with: string;
+  into: string[];
+}
 
 export interface FieldHint {
   component?: string;
@@ -61,7 +72,15 @@ export interface FieldHint {
   visibleWhen?: Record<string, Scalar>;
   uniqueBy?: string;
   span?: number;
+  /** A list column shows this row field's text after the value (an age and its unit). */
+  suffixField?: string;
+  fill?: FillSpec;
+  /** An amount in CNY: a money column, and two decimals with the currency in the form. */
+  money?: boolean;
 }
+
+/** A test of one row field: has a value (present true) or none, or its value is one of `in`. */
+export type RowCondition = { field: string; present: boolean } | { field: string; in: Scalar[] };
 
 /**
  * A per-row call beyond detail / edit / delete (unlock a user): offered when the user
@@ -73,8 +92,12 @@ export interface RowAction {
   /** `{field}` in the path takes the row's value ("/api/ucenter/v1/user/unlock/{id}"). */
   call: { method: 'POST' | 'GET'; path: string };
   confirm?: boolean;
-  visibleWhen?: { field: string; present: boolean };
+  /** One condition, or several that must all hold. */
+  visibleWhen?: RowCondition | RowCondition[];
 }
+
+/** The generic actions of a view's screens; a view may name them differently in its module. */
+export type ViewAction = 'view' | 'add' | 'edit' | 'delete';
 
 /**
  * Excel import / export / template on a list (view.list.excel): the resource whose base
@@ -100,6 +123,8 @@ export interface View {
   form: { mode?: 'page' | 'modal'; columns?: number; groups: Array<{ key: string; fields: string[] }> };
   fields?: Record<string, FieldHint>;
   rowActions?: RowAction[];
+  /** Right of the module for each generic action, where it is not the action's own name. */
+  actions?: Partial<Record<ViewAction, string>>;
   routes: { list: string; form?: string };
 }
 

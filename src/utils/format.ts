@@ -57,3 +57,11 @@ export function shortNumber(n: number, digits = 1): string {
   const s = i === 0 ? formatNumber(Math.round(v)) : `${+v.toFixed(digits)}${UNITS[i]}`;
   return n < 0 ? `-${s}` : s;
 }
+
+/** An amount in CNY (spec section 3: prices in yuan): "¥1,234.50"; empty for no number. */
+export function formatMoney(n: number | string | null | undefined): string {
+  const v = typeof n === 'string' && n.trim() !== '' ? Number(n) : n;
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '';
+  const [whole, fen] = Math.abs(v).toFixed(2).split('.');
+  return `${v < 0 ? '-' : ''}¥${formatNumber(Number(whole))}.${fen}`;
+}

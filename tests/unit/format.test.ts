@@ -2,7 +2,7 @@
  * Display formats of spec section 9: {y}-{m}-{d} {h}:{i}:{s}, ten-digit timestamps
  * as seconds, the time-ago steps, thousands separators and k/M/G short forms.
  */
-import { formatNumber, formatTime, shortNumber, timeAgo } from '../../src/utils/format';
+import { formatMoney, formatNumber, formatTime, shortNumber, timeAgo } from '../../src/utils/format';
 
 describe('formatTime', () => {
   const local = new Date(2026, 10, 2, 8, 5, 9);
@@ -41,5 +41,17 @@ describe('numbers', () => {
     expect(shortNumber(2_000_000)).toBe('2M');
     expect(shortNumber(3.25e9, 2)).toBe('3.25G');
     expect(shortNumber(-1500)).toBe('-1.5k');
+  });
+});
+
+describe('money', () => {
+  test('CNY with two decimals and a thousands separator; nothing for no number', () => {
+    expect(formatMoney(1234.5)).toBe('¥1,234.50');
+    expect(formatMoney(0)).toBe('¥0.00');
+    expect(formatMoney('86')).toBe('¥86.00');
+    expect(formatMoney(-12.345)).toBe('-¥12.35');
+    expect(formatMoney(null)).toBe('');
+    expect(formatMoney('')).toBe('');
+    expect(formatMoney('abc')).toBe('');
   });
 });

@@ -9,7 +9,11 @@
  * - conditional requirements from the entity's if/then: a hospital's parent (fixed kind)
  * - code tables become Select options with code.<table>.<value> labels; lengths,
  *   pattern and format become validation.* rules naming the field
- * - arrays of objects become an ArrayTable, dependsOn and uniqueBy are carried
+ * - arrays of objects become an ArrayTable, dependsOn and uniqueBy are carried; an exam
+ *   item's options depend on the form's hospital ("/hospitalId"); the exam form has the
+ *   four page-configuration groups in order, a date picker for the birth date
+ * - toColumns: a suffixField column shows value and unit label (age 45 岁); a money
+ *   column shows CNY
  * - a view's virtual field (the user's signature picture) is its component with the
  *   view's props in every mode, and never reaches the save payload
  * - every field's FormItem carries data-testid field-<name>
@@ -121,6 +125,21 @@ describe('toFormily', () => {
     expect(dept['x-component-props']).toEqual({ source: { resource: 'department', dependsOn: { hospitalId: 'hospitalId' } } });
     expect(dept.required).toBeUndefined();
     expect((cells.column_hospitalId.properties as Record<string, ISchema>).hospitalId.required).toBe(true);
+  });
+
+  test('the exam form: four groups in order, items by the form hospital, a birth date picker, price read-only', () => {
+    const schema = toFormily(views.exam, { t, mode: 'create' });
+    expect(Object.keys(schema.properties ?? {})).toEqual(['group_patientInfo', 'group_checkInfo', 'group_itemInfo', 'group_otherInfo']);
+    const create = fieldsOf(schema);
+    const cells = (create.items.items as ISchema).properties as Record<string, ISchema>;
+    const item = (cells.column_itemId.properties as Record<string, ISchema>).itemId;
+    expect(item['x-component-props']).toEqual({ source: { resource: 'examItem', dependsOn: { hospitalId: '/hospitalId' } } });
+    expect(create.birthDate['x-component']).toBe('DatePicker');
+    // The server computes the total and numbers the exam: neither is asked for on create.
+    expect(create.price).toBeUndefined();
+    expect(create.examCode).toBeUndefined();
+    const edit = fieldsOf(toFormily(views.exam, { t, mode: 'edit' }));
+    expect(edit.price).toMatchObject({ 'x-pattern': 'readPretty', 'x-component': 'NumberPicker', 'x-component-props': { precision: 2, prefix: '¥' } });
   });
 
   test('a virtual field: the view\'s component and props in every mode, no rules, never saved', () => {
@@ -248,6 +267,18 @@ describe('toColumns', () => {
     const col = toColumns(views.hospital, { t, loadOptions }).find((c) => c.key === 'parentId') as Column;
     await (col.request as () => Promise<unknown>)();
     expect(loadOptions).toHaveBeenCalledWith({ resource: 'org', params: { kind: 'central' } });
+  });
+
+  test('a suffixField column shows the value with the unit label; a money column shows CNY', () => {
+    const cols = toColumns(views.exam, { t, loadOptions });
+    const age = cols.find((c) => c.key === 'age') as Column & { renderText: (v: unknown, row: object) => unknown };
+    expect(age.renderText(45, { age: 45, ageUnit: 4 })).toBe('entity.value.withUnit {"value":45,"unit":"code.ageUnit.4"}');
+    expect(age.renderText(3, { age: 3 })).toBe('entity.value.withUnit {"value":3,"unit":""}');
+    expect(age.renderText(null, {})).toBeNull();
+    const price = cols.find((c) => c.key === 'price') as Column & { render: (dom: unknown, row: object) => unknown };
+    expect(price.render(null, { price: 1234.5 })).toBe('¥1,234.50');
+    expect(price.render(null, { price: '86' })).toBe('¥86.00');
+    expect(price.render(null, {})).toBe('-');
   });
 
   test('hideInList columns start hidden', () => {

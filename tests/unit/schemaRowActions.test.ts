@@ -5,6 +5,11 @@
  * - visibleRowActions: the user's unlock shows only with system.user:unlock and only on
  *   a row whose lockedUntil has a value; present:false inverts; a row without the
  *   path's values offers nothing; no map, nothing
+ * - visibleWhen `in` and lists of conditions: the exam list's check-in (a registered
+ *   appointment not yet arrived), terminate (not when terminated), cancel termination
+ *   (only when terminated), hide; each with its own right of registration
+ * - a view's `actions` map: the exam list's edit needs registration:modifyExam and its
+ *   delete registration:deleteExam; views without one keep view/add/edit/delete
  * - runRowAction: the view's method on the filled path through the injected request
  * - imageProblem: type, then file size, then exact pixels (the server's order); the
  *   user view's picture limits are usable; every problem has its text
@@ -12,7 +17,8 @@
 import { resources } from '../../locales';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
 import { fillPath, pathFields } from '@/schema/pathTemplate';
-import { rowActionAllowed, rowActionApplies, rowActionTextKey, runRowAction, visibleRowActions } from '@/schema/rowActions';
+import { actionRight, viewRights } from '@/schema/permissions';
+import { rowActionAllowed, rowActionApplies, rowConditionHolds, rowActionTextKey, runRowAction, visibleRowActions } from '@/schema/rowActions';
 import type { RequestFn, RequestOptions } from '@/services/request';
 import type { RowAction, View } from '@/schema/types';
 import { views } from '@/schema/views';
@@ -89,6 +95,76 @@ describe('row actions', () => {
     expect(calls).toEqual([['/api/ucenter/v1/user/unlock/3', { method: 'POST' }]]);
     await expect(runRowAction(unlock, { lockedUntil: 'x' }, req)).rejects.toThrow('lacks a value');
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('exam row actions by state', () => {
+  const exam = views.exam;
+  const clerk = { registration: ['view', 'add', 'modifyExam', 'terminate', 'checkin', 'hide', 'history'] };
+  const keys = (row: Record<string, unknown>, map: Record<string, string[]> = clerk) => visibleRowActions(exam, row, map).map((a) => a.key);
+  const walkIn = { id: 1, examState: 1, appointment: false, arrivedAt: '2026-03-14T01:00:00.000Z', hidden: false };
+  const booked = { id: 2, examState: 1, appointment: true, arrivedAt: null, hidden: false };
+
+  test('in: the value is one of the list; present still works; a list needs every condition', () => {
+    expect(rowConditionHolds({ field: 'examState', in: [1, 2] }, { examState: 2 })).toBe(true);
+    expect(rowConditionHolds({ field: 'examState', in: [1, 2] }, { examState: 3 })).toBe(false);
+    expect(rowConditionHolds({ field: 'examState', in: [1] }, { examState: '1' })).toBe(false); // no coercion
+    expect(rowConditionHolds({ field: 'examState', in: [1] }, {})).toBe(false);
+    expect(rowConditionHolds({ field: 'hidden', in: [false] }, { hidden: false })).toBe(true);
+    expect(rowConditionHolds({ field: 'arrivedAt', present: false }, { arrivedAt: null })).toBe(true);
+    const both: RowAction = { ...exam.rowActions![0], visibleWhen: [{ field: 'examState', in: [1] }, { field: 'appointment', in: [true] }] };
+    expect(rowActionApplies(both, { id: 1, examState: 1, appointment: true })).toBe(true);
+    expect(rowActionApplies(both, { id: 1, examState: 1, appointment: false })).toBe(false);
+  });
+
+  test('a registered walk-in: terminate and hide; a booked patient not yet arrived: check in too', () => {
+    expect(keys(walkIn)).toEqual(['terminate', 'hide']);
+    expect(keys(booked)).toEqual(['checkin', 'terminate', 'hide']);
+    expect(keys({ ...booked, arrivedAt: '2026-03-14T02:00:00.000Z' })).toEqual(['terminate', 'hide']);
+    expect(keys({ ...booked, examState: 2 })).toEqual(['terminate', 'hide']);
+  });
+
+  test('terminated: only cancel termination (and hide); examined: terminate', () => {
+    expect(keys({ ...walkIn, examState: 3 })).toEqual(['restore', 'hide']);
+    expect(keys({ ...booked, examState: 3 })).toEqual(['restore', 'hide']);
+    expect(keys({ ...walkIn, examState: 2 })).toEqual(['terminate', 'hide']);
+  });
+
+  test('each action needs its own right of registration', () => {
+    expect(keys(booked, { registration: ['view', 'checkin'] })).toEqual(['checkin']);
+    expect(keys({ ...walkIn, examState: 3 }, { registration: ['view', 'hide'] })).toEqual(['hide']);
+    expect(keys(booked, { registration: ['view'] })).toEqual([]);
+  });
+
+  test('the paths: POST {base}/<action>/{id}', () => {
+    expect(exam.rowActions!.map((a) => `${a.call.method} ${a.call.path}`)).toEqual([
+      'POST /api/ris/v1/exam/checkin/{id}',
+      'POST /api/ris/v1/exam/terminate/{id}',
+      'POST /api/ris/v1/exam/restore/{id}',
+      'POST /api/ris/v1/exam/hide/{id}',
+    ]);
+    expect(exam.rowActions!.filter((a) => a.confirm).map((a) => a.key)).toEqual(['terminate', 'restore', 'hide']);
+  });
+});
+
+describe("a view's action names", () => {
+  test('the exam list: edit with registration:modifyExam, delete with registration:deleteExam', () => {
+    expect(actionRight(views.exam, 'edit')).toBe('modifyExam');
+    expect(actionRight(views.exam, 'delete')).toBe('deleteExam');
+    expect(actionRight(views.exam, 'add')).toBe('add');
+    expect(viewRights(views.exam, { registration: ['view', 'add', 'modifyExam'] })).toEqual({ view: true, add: true, edit: true, remove: false });
+    // The generic names mean nothing in a module that names them otherwise.
+    expect(viewRights(views.exam, { registration: ['view', 'edit', 'delete'] })).toEqual({ view: true, add: false, edit: false, remove: false });
+    expect(viewRights(views.exam, { registration: ['view', 'deleteExam'] })).toMatchObject({ edit: false, remove: true });
+  });
+
+  test('other views keep view/add/edit/delete of their module', () => {
+    for (const view of Object.values(views).filter((v) => !v.actions)) {
+      const all = { [view.permission]: ['view', 'add', 'edit', 'delete'] };
+      expect(viewRights(view, all)).toEqual({ view: true, add: true, edit: true, remove: true });
+      expect(viewRights(view, { [view.permission]: ['view'] })).toEqual({ view: true, add: false, edit: false, remove: false });
+    }
+    expect(viewRights(views.user, null)).toEqual({ view: false, add: false, edit: false, remove: false });
   });
 });
 

@@ -9,7 +9,9 @@
  *   must not (and are never list columns); options name known resources and code
  *   tables; permissions are modules of config/permissions.json
  * - row actions: unique keys, a permission that is an action of the view's module,
- *   visibleWhen and path placeholders naming entity fields
+ *   visibleWhen (one condition or several, present or in) and path placeholders naming
+ *   entity fields; a view's `actions` names rights of its module
+ * - field hints name entity fields: fill targets, suffixField, a form-root dependsOn
  * - routes: each route's view exists, a view's list/form routes exist in
  *   config/routes.json and serve it; src/schema/views.ts and schemas.ts list every file
  * - locale texts: every code value, entity field (nested too), virtual field, entity
@@ -156,6 +158,14 @@ describe('views', () => {
     expect(withAction({ call: { method: 'POST', path: '/api/x/{ id }' } })).toBe(false);
     expect(withAction({ permission: 'system.user:unlock' })).toBe(false); // the action only; the module is the view's
     expect(withAction({ visibleWhen: { field: 'lockedUntil' } })).toBe(false);
+    expect(withAction({ visibleWhen: { field: 'lockedUntil', in: [] } })).toBe(false);
+    expect(withAction({ visibleWhen: { field: 'lockedUntil', in: [1], present: true } })).toBe(false);
+    expect(withAction({ visibleWhen: [] })).toBe(false);
+    expect(withAction({ visibleWhen: [{ field: 'status', in: [1, 'x', true] }, { field: 'lockedUntil', present: true }] })).toBe(true);
+    expect(validate({ ...user, actions: { edit: 'modifyUser' } })).toBe(true);
+    expect(validate({ ...user, actions: { approve: 'x' } })).toBe(false);
+    expect(validate({ ...user, fields: { name: { fill: { with: 'soundex', into: ['username'] } } } })).toBe(false);
+    expect(validate({ ...user, fields: { name: { fill: { with: 'pinyin', into: [] } } } })).toBe(false);
     expect(validate({ ...user, rowActions: [] })).toBe(false);
   });
 
@@ -180,7 +190,15 @@ describe('views', () => {
       ...Object.keys(view.fields ?? {}).filter((n) => !virtual.includes(n)),
       ...Object.keys(view.fixedFilters ?? {}),
       ...Object.values(view.fields ?? {}).flatMap((h) => Object.keys(h.visibleWhen ?? {})),
-      ...(view.rowActions ?? []).flatMap((a) => [...(a.visibleWhen ? [a.visibleWhen.field] : []), ...pathFields(a.call.path)]),
+      ...(view.rowActions ?? []).flatMap((a) => [...[a.visibleWhen ?? []].flat().map((c) => c.field), ...pathFields(a.call.path)]),
+      ...Object.values(view.fields ?? {}).flatMap((h) => [...(h.fill?.into ?? []), ...(h.suffixField ? [h.suffixField] : [])]),
+      ...Object.values(view.fields ?? {}).flatMap((h) =>
+        h.options && 'resource' in h.options
+          ? Object.values(h.options.dependsOn ?? {})
+              .filter((d) => d.startsWith('/'))
+              .map((d) => d.slice(1))
+          : [],
+      ),
     ];
     expect(named.filter((n) => !model.byName.has(n))).toEqual([]);
     // A virtual field is the view's own: it shadows no entity field, and lists cannot show it.
@@ -204,6 +222,7 @@ describe('views', () => {
     expect(new Set(actions.map((a) => a.key)).size).toBe(actions.length);
     const rights = (permissions.modules as Record<string, string[]>)[view.permission] ?? [];
     expect(actions.filter((a) => !rights.includes(a.permission)).map((a) => a.key)).toEqual([]);
+    expect(Object.values(view.actions ?? {}).filter((r) => !rights.includes(r))).toEqual([]);
   });
 
   test('the user view offers unlock with system.user:unlock while the user is locked', () => {

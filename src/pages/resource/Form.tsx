@@ -21,7 +21,7 @@ function FormScreen({ view, mode, id }: { view: View; mode: FormMode; id?: strin
   const { t } = useTranslation();
   const { message } = App.useApp();
   const navigate = useNavigate();
-  const can = useActions(view.permission);
+  const can = useActions(view);
   const { form, loading, loadError, save } = useEntityForm(view, mode, id);
   const layout = useFormLayout(view);
   const [saving, setSaving] = useState(false);

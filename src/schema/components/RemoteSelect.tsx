@@ -2,7 +2,8 @@
  * A select whose options come from a view's `options` source: a code table, or a
  * resource's GET /options (cached, see ../options). `dependsOn` parameters are read
  * from sibling fields (e.g. the department of a membership row takes the row's
- * hospitalId); when such a sibling changes, the chosen value is cleared.
+ * hospitalId), or with a leading "/" from the form's top-level field (an exam item row
+ * takes the exam's hospitalId); when such a field changes, the chosen value is cleared.
  * Read-pretty shows the chosen labels.
  */
 import type { Field } from '@formily/core';
@@ -23,8 +24,9 @@ function useDepends(source: OptionSource | undefined): Record<string, Scalar | u
   const field = useField<Field>();
   const out: Record<string, Scalar | undefined> = {};
   if (!source || !('resource' in source) || !source.dependsOn || !field) return out;
-  for (const [param, sibling] of Object.entries(source.dependsOn)) {
-    out[param] = field.query(`.${sibling}`).value() as Scalar | undefined;
+  for (const [param, name] of Object.entries(source.dependsOn)) {
+    // "/hospitalId": the form's own field, from a row of an array that has none of its own.
+    out[param] = (name.startsWith('/') ? field.form.getValuesIn(name.slice(1)) : field.query(`.${name}`).value()) as Scalar | undefined;
   }
   return out;
 }

@@ -67,13 +67,14 @@ import v1 from '../../../schemas/views/department.json';
 import v2 from '../../../schemas/views/device.json';
 import v3 from '../../../schemas/views/dictionary.json';
 import v4 from '../../../schemas/views/dictionaryItem.json';
-import v5 from '../../../schemas/views/examItem.json';
-import v6 from '../../../schemas/views/hospital.json';
-import v7 from '../../../schemas/views/organ.json';
-import v8 from '../../../schemas/views/qcRule.json';
-import v9 from '../../../schemas/views/regionOrg.json';
-import v10 from '../../../schemas/views/role.json';
-import v11 from '../../../schemas/views/user.json';
+import v5 from '../../../schemas/views/exam.json';
+import v6 from '../../../schemas/views/examItem.json';
+import v7 from '../../../schemas/views/hospital.json';
+import v8 from '../../../schemas/views/organ.json';
+import v9 from '../../../schemas/views/qcRule.json';
+import v10 from '../../../schemas/views/regionOrg.json';
+import v11 from '../../../schemas/views/role.json';
+import v12 from '../../../schemas/views/user.json';
 
 /** Every JSON Schema under schemas/ but the views, each with its $id. */
 export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62];
@@ -85,11 +86,12 @@ export const viewFiles: Record<string, unknown> = {
   "device": v2,
   "dictionary": v3,
   "dictionaryItem": v4,
-  "examItem": v5,
-  "hospital": v6,
-  "organ": v7,
-  "qcRule": v8,
-  "regionOrg": v9,
-  "role": v10,
-  "user": v11,
+  "exam": v5,
+  "examItem": v6,
+  "hospital": v7,
+  "organ": v8,
+  "qcRule": v9,
+  "regionOrg": v10,
+  "role": v11,
+  "user": v12,
 };

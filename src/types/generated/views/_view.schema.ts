@@ -2,6 +2,21 @@
 
 export type Scalar = string | number | boolean;
 export type FieldList = string[];
+/**
+ * A test of one row field: it has a value (present true) or has none (present false), or its value is one of `in`.
+ */
+export type RowCondition =
+  | {
+      field: string;
+      present: boolean;
+    }
+  | {
+      field: string;
+      /**
+       * @minItems 1
+       */
+      in: [Scalar, ...Scalar[]];
+    };
 export type Path = string;
 
 /**
@@ -118,12 +133,9 @@ export interface View {
        */
       confirm?: boolean;
       /**
-       * Offered only while the row's field has a value (present true) or has none (present false).
+       * Offered only while the condition holds for the row; a list of conditions: while every one holds.
        */
-      visibleWhen?: {
-        field: string;
-        present: boolean;
-      };
+      visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
     },
     ...{
       /**
@@ -146,14 +158,17 @@ export interface View {
        */
       confirm?: boolean;
       /**
-       * Offered only while the row's field has a value (present true) or has none (present false).
+       * Offered only while the condition holds for the row; a list of conditions: while every one holds.
        */
-      visibleWhen?: {
-        field: string;
-        present: boolean;
-      };
+      visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
     }[]
   ];
+  /**
+   * The right of the view's module that gates a generic action (detail, create, edit, delete) where the module names it otherwise, e.g. {"edit": "modifyExam", "delete": "deleteExam"} in registration. An action not named here needs the right of its own name.
+   */
+  actions?: {
+    [k: string]: string;
+  };
   routes: {
     list: Path;
     /**
@@ -196,7 +211,7 @@ export interface FieldHint {
           [k: string]: Scalar;
         };
         /**
-         * Option parameter -> sibling field whose value it takes; no options until it has one.
+         * Option parameter -> the field whose value it takes: a sibling by name (in a row of an array, a field of the same row), or with a leading / a top-level field of the form ("/hospitalId" from a row of items); no options until it has one.
          */
         dependsOn?: {
           [k: string]: string;
@@ -224,4 +239,22 @@ export interface FieldHint {
    * Grid columns the field spans.
    */
   span?: number;
+  /**
+   * List column: the row's text of this other field follows the value (an age and its unit, "45 岁"); a code-table field shows its label.
+   */
+  suffixField?: string;
+  /**
+   * An amount in CNY: a money column in the list, two decimals with the currency sign in the form.
+   */
+  money?: boolean;
+  /**
+   * Values the form works out from this field for others (src/schema/fillers.ts): when it changes, the filler `with` gives one value per field of `into`, set while the first of them is empty or still holds what was filled before (what the user typed stays). Fillers: pinyin (a Chinese name in pinyin, into one field; loaded on first use), age (a birth date into age and its unit: years from one year, else months from one month, else days). The server fills the same where still empty and stays the authority.
+   */
+  fill?: {
+    with: 'pinyin' | 'age';
+    /**
+     * @minItems 1
+     */
+    into: [string, ...string[]];
+  };
 }
