@@ -13,7 +13,8 @@
  */
 import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import { excel } from '../lib/excel';
 import { languageCodes, translate } from '../../locales';
 import type { Queryable } from '../db';
 import { AppError, errorTextKey } from '../lib/errors';
@@ -139,7 +140,7 @@ function headerMatches(cell: string, key: ColumnKey): boolean {
 }
 
 async function workbook(lang: string, rows: SheetRow[], reasons?: string[]): Promise<Buffer> {
-  const wb = new ExcelJS.Workbook();
+  const wb = new (await excel()).Workbook();
   const sheet = wb.addWorksheet('items');
   const header = COLUMNS.map((k) => translate(lang, headerKey(k)));
   if (reasons) header.push(translate(lang, 'entity.dictionaryItem.import.reason'));
@@ -168,7 +169,7 @@ function sendXlsx(reply: FastifyReply, fileName: string, bytes: Buffer) {
 
 /** The data rows of an uploaded file (with their sheet row numbers), or BDT207 when it is not the template. */
 async function readSheet(content: Buffer): Promise<Array<{ row: number; cells: SheetRow }>> {
-  const wb = new ExcelJS.Workbook();
+  const wb = new (await excel()).Workbook();
   try {
     // exceljs's typings predate Buffer's generic parameter.
     await wb.xlsx.load(content as unknown as ExcelJS.Buffer);

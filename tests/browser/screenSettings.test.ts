@@ -12,16 +12,10 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
+import { settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const userField = (name: string) => zh(`entity.user.field.${name}`);
-
-/** No dialog or dropdown motion under way. */
-async function settled(page: Page) {
-  await page.waitForFunction(
-    () => !document.querySelector('[class*="-appear-active"], [class*="-enter-active"], [class*="-leave-active"]'),
-  );
-}
 
 /** The generic list screen's settings: column popover, query-options dialog, query bar. */
 class ListSettingsPage {
