@@ -79,3 +79,18 @@ export const DEMO_QC_RULES: Array<{ name: string; description: string; type: 'ex
 export function demoDeviceAddress(deviceIndex: number): { ip: string; port: number } {
   return { ip: '127.0.0.1', port: 11201 + deviceIndex };
 }
+
+/**
+ * Reservation rules of the demo region (schedule_rule): per device by AE title, or per
+ * modality of a hospital where `ae` is absent. Every day (weekdays 0), so the demo and
+ * the tests find slots whatever the weekday.
+ */
+export const DEMO_SCHEDULE_RULES: Array<{ hospital: string; ae?: string; modality?: string; weekdays: number; start: string; end: string; minutes: number; capacity: number }> = [
+  { hospital: 'HOSP_A', ae: 'A_CT1', weekdays: 0, start: '08:00', end: '12:00', minutes: 30, capacity: 2 },
+  { hospital: 'HOSP_A', ae: 'A_CT1', weekdays: 0, start: '14:00', end: '17:00', minutes: 30, capacity: 2 },
+  { hospital: 'HOSP_A', ae: 'A_DR1', weekdays: 0, start: '08:00', end: '17:00', minutes: 20, capacity: 3 },
+  { hospital: 'HOSP_A', modality: 'US', weekdays: 8, start: '08:00', end: '11:30', minutes: 15, capacity: 1 },
+  { hospital: 'CENTRAL', ae: 'C_CT1', weekdays: 0, start: '08:00', end: '18:00', minutes: 15, capacity: 2 },
+  { hospital: 'CENTRAL', ae: 'C_MR1', weekdays: 0, start: '08:00', end: '20:00', minutes: 40, capacity: 1 },
+  { hospital: 'HOSP_B', ae: 'B_CT1', weekdays: 0, start: '08:00', end: '12:00', minutes: 30, capacity: 2 },
+];

@@ -8,7 +8,7 @@
 import type { Db, Queryable } from './db';
 import type { IdentityConfig } from './config';
 import { DEMO_ORGS } from '../mock/region';
-import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, demoDeviceAddress } from '../mock/baseData';
+import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDULE_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
 import { ageFromBirthDate, dayKey, formatExamCode, formatPatientId, pinyinName } from './lib/examRules';
@@ -118,7 +118,7 @@ async function insertRole(q: Queryable, role: DemoRole, orgs: Map<string, number
   return rows[0].id;
 }
 
-/** Exam parts, devices, exam items and QC rules of the demo region (mock/baseData.ts). */
+/** Exam parts, devices, exam items, QC rules and reservation rules of the demo region (mock/baseData.ts). */
 async function insertBaseData(q: Queryable, orgs: Map<string, number>, departments: Map<string, number>): Promise<void> {
   const organs = new Map<string, { id: number; bodyId: number }>();
   for (const [i, body] of DEMO_ORGANS.entries()) {
@@ -152,6 +152,21 @@ async function insertBaseData(q: Queryable, orgs: Map<string, number>, departmen
   for (const rule of DEMO_QC_RULES) {
     await q.query('INSERT INTO qc_rule (name, description, type) VALUES ($1, $2, $3)', [rule.name, rule.description, rule.type]);
   }
+  const deviceIds = new Map((await q.query<{ ae: string; id: number }>('SELECT ae_title AS ae, id FROM device')).rows.map((r) => [r.ae, r.id]));
+  await insertRows(
+    q,
+    'schedule_rule',
+    DEMO_SCHEDULE_RULES.map((r) => ({
+      hospital_id: orgs.get(r.hospital),
+      device_id: r.ae ? deviceIds.get(r.ae) : null,
+      modality: r.modality ?? null,
+      weekdays: r.weekdays,
+      start_time: r.start,
+      end_time: r.end,
+      slot_minutes: r.minutes,
+      capacity: r.capacity,
+    })),
+  );
 }
 
 /** Multi-row INSERT of `rows` (same keys) in chunks, so seeding a few hundred rows is a handful of statements. */

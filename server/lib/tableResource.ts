@@ -36,6 +36,8 @@ export interface TableDecl {
   /** Field → data dictionary code whose enabled items are the field's values. */
   dictionaries?: Record<string, string>;
   unique?: Record<string, string>;
+  /** Check-constraint name → the field a violation names (UAA421). */
+  checks?: Record<string, string>;
   inUse?: Array<{ table: string; column: string; code: string }>;
 }
 
@@ -43,6 +45,8 @@ export interface RegistryEntry {
   base: string;
   entity?: string;
   module?: string;
+  /** The module's rights for the four calls where they are not view/add/edit/delete. */
+  actions?: ResourceDef<Row>['actions'];
   table?: TableDecl;
 }
 
@@ -65,6 +69,7 @@ export interface TablePlan {
   path: string;
   prefix: string;
   module: string;
+  actions?: RegistryEntry['actions'];
   decl: TableDecl;
   fields: FieldInfo[];
   writable: FieldInfo[];
@@ -81,7 +86,7 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const skipped = model.fields.filter((f) => !SCALARS.has(f.type)).map((f) => f.name);
   if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields only, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
-  for (const f of [decl.label, ...decl.order, decl.hospital, decl.tree, ...Object.keys(decl.dictionaries ?? {})]) {
+  for (const f of [decl.label, ...decl.order, decl.hospital, decl.tree, ...Object.keys(decl.dictionaries ?? {}), ...Object.values(decl.checks ?? {})]) {
     if (f && !names.has(f)) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
   }
   if (!names.has('id')) throw new Error(`entities/${model.name}.json: a table resource needs an id`);
@@ -94,6 +99,7 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
     prefix: entry.base.slice(0, slash),
     path: entry.base.slice(slash + 1),
     module: entry.module,
+    actions: entry.actions,
     decl,
     fields,
     writable: fields.filter((f) => !f.readOnly),
@@ -168,6 +174,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
     path: plan.path,
     tag: plan.prefix.split('/')[2],
     module: plan.module,
+    actions: plan.actions,
     entity: `entities/${entityName(plan)}.json`,
     hospitalScoped: Boolean(hospitalField),
     notFound: decl.notFound,
@@ -192,18 +199,20 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
       const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);
       const columns = plan.writable.map((f) => snake(f.name));
-      return uniqueOr(async () => {
-        if (body.id) {
-          const sets = columns.map((c, i) => `${c} = $${i + 2}`);
-          await q.query(`UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [body.id, ...values]);
-          return body.id;
-        }
-        const { rows } = await q.query<{ id: number }>(
-          `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-          values,
-        );
-        return rows[0].id;
-      }, decl.unique ?? {});
+      return checkedOr(decl.checks ?? {}, () =>
+        uniqueOr(async () => {
+          if (body.id) {
+            const sets = columns.map((c, i) => `${c} = $${i + 2}`);
+            await q.query(`UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [body.id, ...values]);
+            return body.id;
+          }
+          const { rows } = await q.query<{ id: number }>(
+            `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
+            values,
+          );
+          return rows[0].id;
+        }, decl.unique ?? {}),
+      );
     },
     async remove(q, id) {
       for (const ref of decl.inUse ?? []) {
@@ -253,6 +262,18 @@ async function refuseUnlisted(q: Queryable, field: string, code: string, value: 
     [code, String(value)],
   );
   if (!rowCount) throw new AppError('UAA421', { detailKey: 'validation.select', field }, { field });
+}
+
+/** A check constraint between fields (an end after a start) refuses the field it names, as the schema would. */
+async function checkedOr<T>(byConstraint: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    const err = e as { code?: string; constraint?: string; message?: string };
+    const field = err.code === '23514' ? Object.entries(byConstraint).find(([name]) => err.constraint === name || err.message?.includes(name))?.[1] : undefined;
+    if (field) throw new AppError('UAA421', { detailKey: 'validation.invalid', field }, { field });
+    throw e;
+  }
 }
 
 /** A row may not become its own ancestor. */
