@@ -8,7 +8,13 @@
 import type { Queryable } from '../db';
 import { scopeSql, type DataScope, type ScopeTarget } from '../identity/scope';
 
-export type FilterKind = 'eq' | 'like' | 'range' | 'in';
+/**
+ * eq: equal as text; id: an integer key, compared as an integer so the column's index
+ * serves (a text comparison hides it; a value that is no integer matches nothing, as
+ * the text comparison did); like: substring, case-insensitive; range: [from, to);
+ * in: one of several values.
+ */
+export type FilterKind = 'eq' | 'id' | 'like' | 'range' | 'in';
 
 export interface ListSpec {
   /** FROM clause with joins, e.g. "department d JOIN org o ON o.id = d.hospital_id". */
@@ -35,12 +41,16 @@ export interface ListBody {
 
 export const MAX_PAGE_SIZE = 100;
 
-export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | undefined) {
-  const params: unknown[] = [];
+/**
+ * The WHERE conditions of a list query (fixed condition, data scope, filters), their
+ * values appended to `params`. Shared by the paged list and by exports that walk the
+ * same rows in batches, so both select exactly the same rows.
+ */
+export function listConditions(spec: ListSpec, filters: ListBody['filters'], scope: DataScope | undefined, params: unknown[]): string[] {
   const where: string[] = [];
   if (spec.where) where.push(spec.where);
   if (scope && spec.scope) where.push(scopeSql(scope, spec.scope, params));
-  for (const [field, raw] of Object.entries(body.filters ?? {})) {
+  for (const [field, raw] of Object.entries(filters ?? {})) {
     const custom = spec.customFilters?.[field];
     if (custom && raw !== undefined && raw !== null && raw !== '') {
       params.push(raw);
@@ -66,11 +76,21 @@ export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | 
     } else if (kind === 'in' || Array.isArray(raw)) {
       params.push((Array.isArray(raw) ? raw : [raw]).map(String));
       where.push(`${column}::text = ANY($${params.length}::text[])`);
+    } else if (kind === 'id') {
+      params.push(String(raw));
+      const p = `$${params.length}`;
+      where.push(`${column} = CASE WHEN ${p} ~ '^[0-9]{1,9}$' THEN ${p}::int END`);
     } else {
       params.push(String(raw));
       where.push(`${column}::text = $${params.length}`);
     }
   }
+  return where;
+}
+
+export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | undefined) {
+  const params: unknown[] = [];
+  const where = listConditions(spec, body.filters, scope, params);
   const sortColumn = body.sort?.field ? spec.columns[body.sort.field] : undefined;
   const order = sortColumn ? `${sortColumn} ${body.sort?.order === 'descend' ? 'DESC' : 'ASC'} NULLS LAST, ${spec.defaultSort}` : spec.defaultSort;
   const pageSize = Math.min(Math.max(1, Math.trunc(body.pageSize ?? 20)), MAX_PAGE_SIZE);

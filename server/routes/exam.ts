@@ -31,9 +31,9 @@ const NUMBER_BY_SOURCE: Record<number, 'inPatientNo' | 'outPatientNo'> = { 1: 'o
  * Operation-log actions: the spec's operation names where it has one (appoint exam,
  * suspend, update exam), named alike for the others. Texts: entity.exam.logAction.<action>.
  */
-export type ExamLogAction = 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam';
+export type ExamLogAction = 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'cancelBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam';
 
-const inScope: ScopeTarget = {
+export const inScope: ScopeTarget = {
   hospitalColumn: 'e.hospital_id',
   // Custom data conditions of a role may name these exam fields.
   fields: {
@@ -83,6 +83,7 @@ const listSpec: ListSpec = {
     deviceName: 'e.device_name',
     price: 'e.price',
     examState: 'e.exam_state',
+    appointment: 'e.appointment',
     appointTime: 'e.appoint_time',
     arrivedAt: 'e.arrived_at',
     examTime: 'e.exam_time',
@@ -96,17 +97,33 @@ const listSpec: ListSpec = {
     hisNo: 'eq',
     createdAt: 'range',
     modality: 'eq',
-    deviceId: 'eq',
+    // Integer keys compared as integers, so (hospital_id, created_at DESC, id DESC) serves the default query.
+    deviceId: 'id',
     examState: 'eq',
     patientSource: 'eq',
-    hospitalId: 'eq',
+    hospitalId: 'id',
+    // The scheduling screens: unbooked exams to book, bookings of a date range.
+    appointment: 'eq',
+    appointTime: 'range',
   },
   defaultSort: 'e.created_at DESC, e.id DESC',
   scope: inScope,
 };
 
+/**
+ * The exam list's query for a body's filters: hidden exams stay out unless asked for.
+ * The list export (../export/jobs.ts) walks the same query, so a file has exactly
+ * the rows the list shows for the same filters.
+ */
+export function examListQuery(bodyFilters: ListBody['filters']): { spec: ListSpec; filters: Record<string, unknown> } {
+  const filters = { ...(bodyFilters ?? {}) };
+  const showHidden = filters.hidden === true;
+  delete filters.hidden;
+  return { spec: showHidden ? listSpec : { ...listSpec, where: 'NOT e.hidden' }, filters };
+}
+
 /** The stored exam (columns as they are), within the caller's scope; locked for update inside a transaction when asked. */
-interface ExamRow {
+export interface ExamRow {
   id: number;
   hospital_id: number;
   exam_code: string;
@@ -120,7 +137,7 @@ interface ExamRow {
   [column: string]: unknown;
 }
 
-async function examRow(q: Queryable, id: number, me: AuthContext, lock = false): Promise<ExamRow> {
+export async function examRow(q: Queryable, id: number, me: AuthContext, lock = false): Promise<ExamRow> {
   const params: unknown[] = [id];
   const { rows } = await q.query<ExamRow>(`SELECT e.*, to_char(e.birth_date, 'YYYY-MM-DD') AS birth_date_text FROM exam e WHERE e.id = $1 AND ${scopeSql(me.scope, inScope, params)}${lock ? ' FOR UPDATE' : ''}`, params);
   if (!rows[0]) throw new AppError('RIS101');
@@ -140,7 +157,7 @@ async function examDetail(q: Queryable, id: number, me: AuthContext): Promise<Ex
   return { ...rows[0], items: items.rows.map(dropNulls) as Exam['items'] };
 }
 
-async function writeLog(q: Queryable, exam: { id: number; hospital_id: number; exam_code: string }, action: ExamLogAction, me: AuthContext, detail: Record<string, unknown> = {}) {
+export async function writeLog(q: Queryable, exam: { id: number; hospital_id: number; exam_code: string }, action: ExamLogAction, me: AuthContext, detail: Record<string, unknown> = {}) {
   await q.query('INSERT INTO exam_log (exam_id, hospital_id, action, user_id, user_name, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
     exam.id,
     exam.hospital_id,
@@ -408,11 +425,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
     notFound: 'RIS101',
     list: listSpec,
     async listRows(q, body: ListBody, me) {
-      const filters = { ...(body.filters ?? {}) };
-      // Hidden exams stay out of the list unless asked for.
-      const showHidden = filters.hidden === true;
-      delete filters.hidden;
-      const spec = showHidden ? listSpec : { ...listSpec, where: 'NOT e.hidden' };
+      const { spec, filters } = examListQuery(body.filters);
       const { list, total } = await runList(q, spec, { ...body, filters }, me.scope);
       const show = await visible(q, me);
       return { list: list.map(show), total };

@@ -14,16 +14,18 @@ import { ProTable, type ActionType } from '@ant-design/pro-components';
 import { useDebounceFn, useUnmount } from 'ahooks';
 import { App, Button, Card, Popconfirm, Space, Typography } from 'antd';
 import { useMemo, useRef, useState, type MutableRefObject } from 'react';
+import { useNavigate } from 'umi';
 import { menuKey } from '../i18n/detect';
 import { findRoute } from '../routes/table';
 import { applyColumnSetting, applyQuerySetting, columnSettingOf, type ColumnsStateMap, type ScreenSetting } from './layout';
 import { invalidateOptions, loadOptions } from './options';
 import { useActions, usePermissionMap } from './permissions';
 import { resourceApi, type Entity } from './resource';
-import { rowActionAllowed, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
+import { rowActionAllowed, rowActionTarget, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
 import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './toColumns';
 import { QueryOptionsDialog } from './QueryOptionsDialog';
 import { excelButtons } from './components/ExcelImport';
+import { exportButtons } from './components/ExportJob';
 import type { RowAction, Translate, View } from './types';
 import { useUserScreenSetting } from './useScreenSettings';
 import { useTranslate } from './useTranslate';
@@ -41,9 +43,10 @@ function rowName(row: Row): string {
   return v === undefined || v === null ? '' : String(v);
 }
 
-/** One of the view's row actions on one row: asks first when the view says so, then calls and reloads. */
+/** One of the view's row actions on one row: opens its screen, or asks first when the view says so, then calls and reloads. */
 function RowActionLink({ view, action, row, t, onDone }: { view: View; action: RowAction; row: Row; t: Translate; onDone: () => void }) {
   const { message } = App.useApp();
+  const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
   const run = async () => {
     if (busy) return;
@@ -60,6 +63,13 @@ function RowActionLink({ view, action, row, t, onDone }: { view: View; action: R
   };
   const testId = `row-action-${action.key}`;
   const label = t(rowActionTextKey(view, action));
+  const target = rowActionTarget(action, row);
+  if (target)
+    return (
+      <Typography.Link onClick={() => navigate(target)} data-testid={testId}>
+        {label}
+      </Typography.Link>
+    );
   if (!action.confirm)
     return (
       <Typography.Link onClick={run} disabled={busy} data-testid={testId}>
@@ -221,6 +231,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
         scroll={{ x: 'max-content' }}
         toolBarRender={() => [
           ...excelButtons({ view, filters: () => lastFilters.current, onImported: () => actionRef.current?.reload() }),
+          ...exportButtons({ view, filters: () => lastFilters.current }),
           ...(view.list.query?.length
             ? [
                 <Button key="queryOptions" icon={<FilterOutlined />} onClick={() => setQueryDialog(true)} data-testid="query-options">

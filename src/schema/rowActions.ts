@@ -24,12 +24,24 @@ export function rowConditionHolds(c: RowCondition, row: Record<string, unknown>)
   return present(v) === c.present;
 }
 
+/** The path template of an action: its API call's, or the screen it opens. */
+function pathOf(action: RowAction): string {
+  const path = action.call?.path ?? action.open?.path;
+  if (!path) throw new Error(`row action ${action.key}: neither call nor open`);
+  return path;
+}
+
 /** Does the row meet every condition of the action's visibleWhen, and has it the values the path needs? */
 export function rowActionApplies(action: RowAction, row: Record<string, unknown>): boolean {
   const w = action.visibleWhen;
   const conditions = w === undefined ? [] : Array.isArray(w) ? w : [w];
   if (!conditions.every((c) => rowConditionHolds(c, row))) return false;
-  return fillPath(action.call.path, row) !== undefined;
+  return fillPath(pathOf(action), row) !== undefined;
+}
+
+/** The screen an `open` action goes to for the row (query values URL-encoded), or undefined for a call or a row lacking a value. */
+export function rowActionTarget(action: RowAction, row: Record<string, unknown>): string | undefined {
+  return action.open ? fillPath(action.open.path, row) : undefined;
 }
 
 /** The row actions to show for `row`, in the view's order. */
@@ -46,6 +58,7 @@ export function rowActionTextKey(view: View, action: RowAction, which: RowAction
 
 /** Calls the action for the row through the one request wrapper (a refusal is shown there). */
 export async function runRowAction(action: RowAction, row: Record<string, unknown>, req: RequestFn = defaultRequest): Promise<unknown> {
+  if (!action.call) throw new Error(`row action ${action.key} opens a screen; it makes no call`);
   const path = fillPath(action.call.path, row);
   if (!path) throw new Error(`row action ${action.key}: the row lacks a value for ${action.call.path}`);
   return req(path, { method: action.call.method });

@@ -83,14 +83,17 @@ export interface FieldHint {
 export type RowCondition = { field: string; present: boolean } | { field: string; in: Scalar[] };
 
 /**
- * A per-row call beyond detail / edit / delete (unlock a user): offered when the user
- * holds `<view.permission>:<permission>` and `visibleWhen` holds for the row.
+ * A per-row action beyond detail / edit / delete: a call (unlock a user) or a screen to
+ * open (a patient's history), exactly one of the two; offered when the user holds
+ * `<view.permission>:<permission>` and `visibleWhen` holds for the row.
  */
 export interface RowAction {
   key: string;
   permission: string;
   /** `{field}` in the path takes the row's value ("/api/ucenter/v1/user/unlock/{id}"). */
-  call: { method: 'POST' | 'GET'; path: string };
+  call?: { method: 'POST' | 'GET'; path: string };
+  /** A client route, `{field}` filled the same way ("/history?patientId={patientId}"). */
+  open?: { path: string };
   confirm?: boolean;
   /** One condition, or several that must all hold. */
   visibleWhen?: RowCondition | RowCondition[];
@@ -108,6 +111,11 @@ export interface ExcelSpec {
   filter: string;
 }
 
+/** A background export of the list (view.list.export): the API path that queues it with the list's filters. */
+export interface ExportSpec {
+  call: string;
+}
+
 export interface SortSpec {
   field: string;
   order: 'ascend' | 'descend';
@@ -119,7 +127,7 @@ export interface View {
   resource: string;
   permission: string;
   fixedFilters?: Record<string, Scalar>;
-  list: { columns: string[]; query?: string[]; sortable?: string[]; defaultSort?: SortSpec; excel?: ExcelSpec };
+  list: { columns: string[]; query?: string[]; sortable?: string[]; defaultSort?: SortSpec; excel?: ExcelSpec; export?: ExportSpec };
   form: { mode?: 'page' | 'modal'; columns?: number; groups: Array<{ key: string; fields: string[] }> };
   fields?: Record<string, FieldHint>;
   rowActions?: RowAction[];

@@ -57,6 +57,8 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.device = { id: device.rows[0].id, secret: device.rows[0].ae };
     const item = await q.query<{ id: number }>('SELECT id FROM exam_item WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.examItem = { id: item.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
+    const rule = await q.query<{ id: number }>('SELECT id FROM schedule_rule WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
+    foreign.scheduleRule = { id: rule.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
   });

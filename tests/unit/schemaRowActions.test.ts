@@ -11,6 +11,9 @@
  * - a view's `actions` map: the exam list's edit needs registration:modifyExam and its
  *   delete registration:deleteExam; views without one keep view/add/edit/delete
  * - runRowAction: the view's method on the filled path through the injected request
+ * - open actions (a screen instead of a call): the exam list's history opens
+ *   /history?patientId=<encoded>, needs registration:history and a patient id on the
+ *   row; rowActionTarget gives nothing for a call, runRowAction refuses an open action
  * - imageProblem: type, then file size, then exact pixels (the server's order); the
  *   user view's picture limits are usable; every problem has its text
  */
@@ -18,7 +21,7 @@ import { resources } from '../../locales';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
 import { fillPath, pathFields } from '@/schema/pathTemplate';
 import { actionRight, viewRights } from '@/schema/permissions';
-import { rowActionAllowed, rowActionApplies, rowConditionHolds, rowActionTextKey, runRowAction, visibleRowActions } from '@/schema/rowActions';
+import { rowActionAllowed, rowActionApplies, rowActionTarget, rowConditionHolds, rowActionTextKey, runRowAction, visibleRowActions } from '@/schema/rowActions';
 import type { RequestFn, RequestOptions } from '@/services/request';
 import type { RowAction, View } from '@/schema/types';
 import { views } from '@/schema/views';
@@ -137,13 +140,38 @@ describe('exam row actions by state', () => {
   });
 
   test('the paths: POST {base}/<action>/{id}', () => {
-    expect(exam.rowActions!.map((a) => `${a.call.method} ${a.call.path}`)).toEqual([
+    expect(exam.rowActions!.filter((a) => a.call).map((a) => `${a.call!.method} ${a.call!.path}`)).toEqual([
       'POST /api/ris/v1/exam/checkin/{id}',
       'POST /api/ris/v1/exam/terminate/{id}',
       'POST /api/ris/v1/exam/restore/{id}',
       'POST /api/ris/v1/exam/hide/{id}',
     ]);
     expect(exam.rowActions!.filter((a) => a.confirm).map((a) => a.key)).toEqual(['terminate', 'restore', 'hide']);
+  });
+});
+
+describe('row actions that open a screen', () => {
+  const exam = views.exam;
+  const history = exam.rowActions!.find((a) => a.key === 'history')!;
+  const row = { id: 7, examState: 1, appointment: false, hidden: false, patientId: 'P 2026/01' };
+
+  test("the exam list's history opens the patient's history, with the right registration:history", () => {
+    expect(history).toEqual({ key: 'history', permission: 'history', open: { path: '/history?patientId={patientId}' } });
+    expect(rowActionTarget(history, row)).toBe('/history?patientId=P%202026%2F01');
+    expect(visibleRowActions(exam, row, { registration: ['view', 'history'] }).map((a) => a.key)).toEqual(['history']);
+    expect(visibleRowActions(exam, row, { registration: ['view'] })).toEqual([]);
+    expect(rowActionAllowed(exam, history, { registration: ['history'] })).toBe(true);
+  });
+
+  test('a row without the value the path needs offers no history', () => {
+    expect(rowActionApplies(history, { id: 7 })).toBe(false);
+    expect(rowActionTarget(history, { id: 7, patientId: '' })).toBeUndefined();
+  });
+
+  test('a call has no screen; an open action makes no call', async () => {
+    expect(rowActionTarget(unlock, locked)).toBeUndefined();
+    const req = (async () => null) as RequestFn;
+    await expect(runRowAction(history, row, req)).rejects.toThrow('opens a screen');
   });
 });
 

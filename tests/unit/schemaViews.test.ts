@@ -161,6 +161,16 @@ describe('views', () => {
     expect(withAction({ visibleWhen: { field: 'lockedUntil', in: [] } })).toBe(false);
     expect(withAction({ visibleWhen: { field: 'lockedUntil', in: [1], present: true } })).toBe(false);
     expect(withAction({ visibleWhen: [] })).toBe(false);
+    // A screen to open instead of a call: exactly one of the two, a client path with {field} query values.
+    const opener = { key: 'history', permission: 'history', open: { path: '/history?patientId={patientId}' } };
+    expect(validate({ ...user, rowActions: [opener] })).toBe(true);
+    expect(validate({ ...user, rowActions: [{ ...opener, open: { path: '/history' } }] })).toBe(true);
+    expect(validate({ ...user, rowActions: [{ ...opener, call: unlock.call }] })).toBe(false);
+    expect(validate({ ...user, rowActions: [{ key: 'history', permission: 'history' }] })).toBe(false);
+    expect(validate({ ...user, rowActions: [{ ...opener, open: { path: 'https://elsewhere/x' } }] })).toBe(false);
+    expect(validate({ ...user, rowActions: [{ ...opener, open: { path: '/history?patientId={ patientId }' } }] })).toBe(false);
+    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export' } } })).toBe(true);
+    expect(validate({ ...user, list: { ...user.list, export: { call: 'exam/export' } } })).toBe(false);
     expect(withAction({ visibleWhen: [{ field: 'status', in: [1, 'x', true] }, { field: 'lockedUntil', present: true }] })).toBe(true);
     expect(validate({ ...user, actions: { edit: 'modifyUser' } })).toBe(true);
     expect(validate({ ...user, actions: { approve: 'x' } })).toBe(false);
@@ -190,7 +200,7 @@ describe('views', () => {
       ...Object.keys(view.fields ?? {}).filter((n) => !virtual.includes(n)),
       ...Object.keys(view.fixedFilters ?? {}),
       ...Object.values(view.fields ?? {}).flatMap((h) => Object.keys(h.visibleWhen ?? {})),
-      ...(view.rowActions ?? []).flatMap((a) => [...[a.visibleWhen ?? []].flat().map((c) => c.field), ...pathFields(a.call.path)]),
+      ...(view.rowActions ?? []).flatMap((a) => [...[a.visibleWhen ?? []].flat().map((c) => c.field), ...pathFields(a.call?.path ?? a.open?.path ?? '')]),
       ...Object.values(view.fields ?? {}).flatMap((h) => [...(h.fill?.into ?? []), ...(h.suffixField ? [h.suffixField] : [])]),
       ...Object.values(view.fields ?? {}).flatMap((h) =>
         h.options && 'resource' in h.options
@@ -278,7 +288,8 @@ describe('locale texts', () => {
     ...Object.values(views).flatMap((v) =>
       (v.rowActions ?? []).flatMap((a) => [
         rowActionTextKey(v, a),
-        rowActionTextKey(v, a, 'Done'),
+        // Only a call reports success; an action that opens a screen just goes there.
+        ...(a.call ? [rowActionTextKey(v, a, 'Done')] : []),
         ...(a.confirm ? [rowActionTextKey(v, a, 'Confirm')] : []),
       ]),
     ),

@@ -28,40 +28,42 @@ import s25 from '../../../schemas/codes/registerType.json';
 import s26 from '../../../schemas/codes/reportOperationType.json';
 import s27 from '../../../schemas/codes/reportState.json';
 import s28 from '../../../schemas/codes/roleDataScope.json';
-import s29 from '../../../schemas/codes/screenMode.json';
-import s30 from '../../../schemas/codes/sex.json';
-import s31 from '../../../schemas/codes/sharePlatform.json';
-import s32 from '../../../schemas/codes/shareType.json';
-import s33 from '../../../schemas/codes/templateScope.json';
-import s34 from '../../../schemas/codes/userStatus.json';
-import s35 from '../../../schemas/codes/viewerOption.json';
-import s36 from '../../../schemas/common.json';
-import s37 from '../../../schemas/entities/aiResult.json';
-import s38 from '../../../schemas/entities/commonSetting.json';
-import s39 from '../../../schemas/entities/consultation.json';
-import s40 from '../../../schemas/entities/department.json';
-import s41 from '../../../schemas/entities/device.json';
-import s42 from '../../../schemas/entities/dictionary.json';
-import s43 from '../../../schemas/entities/dictionaryItem.json';
-import s44 from '../../../schemas/entities/exam.json';
-import s45 from '../../../schemas/entities/examItem.json';
-import s46 from '../../../schemas/entities/expert.json';
-import s47 from '../../../schemas/entities/formLayout.json';
-import s48 from '../../../schemas/entities/org.json';
-import s49 from '../../../schemas/entities/organ.json';
-import s50 from '../../../schemas/entities/printLayout.json';
-import s51 from '../../../schemas/entities/qcForm.json';
-import s52 from '../../../schemas/entities/qcRule.json';
-import s53 from '../../../schemas/entities/report.json';
-import s54 from '../../../schemas/entities/reportOperationLog.json';
-import s55 from '../../../schemas/entities/role.json';
-import s56 from '../../../schemas/entities/screenSetting.json';
-import s57 from '../../../schemas/entities/shareLog.json';
-import s58 from '../../../schemas/entities/template.json';
-import s59 from '../../../schemas/entities/user.json';
-import s60 from '../../../schemas/entities/userSession.json';
-import s61 from '../../../schemas/limits.json';
-import s62 from '../../../schemas/reply.json';
+import s29 from '../../../schemas/codes/scheduleDays.json';
+import s30 from '../../../schemas/codes/screenMode.json';
+import s31 from '../../../schemas/codes/sex.json';
+import s32 from '../../../schemas/codes/sharePlatform.json';
+import s33 from '../../../schemas/codes/shareType.json';
+import s34 from '../../../schemas/codes/templateScope.json';
+import s35 from '../../../schemas/codes/userStatus.json';
+import s36 from '../../../schemas/codes/viewerOption.json';
+import s37 from '../../../schemas/common.json';
+import s38 from '../../../schemas/entities/aiResult.json';
+import s39 from '../../../schemas/entities/commonSetting.json';
+import s40 from '../../../schemas/entities/consultation.json';
+import s41 from '../../../schemas/entities/department.json';
+import s42 from '../../../schemas/entities/device.json';
+import s43 from '../../../schemas/entities/dictionary.json';
+import s44 from '../../../schemas/entities/dictionaryItem.json';
+import s45 from '../../../schemas/entities/exam.json';
+import s46 from '../../../schemas/entities/examItem.json';
+import s47 from '../../../schemas/entities/expert.json';
+import s48 from '../../../schemas/entities/formLayout.json';
+import s49 from '../../../schemas/entities/org.json';
+import s50 from '../../../schemas/entities/organ.json';
+import s51 from '../../../schemas/entities/printLayout.json';
+import s52 from '../../../schemas/entities/qcForm.json';
+import s53 from '../../../schemas/entities/qcRule.json';
+import s54 from '../../../schemas/entities/report.json';
+import s55 from '../../../schemas/entities/reportOperationLog.json';
+import s56 from '../../../schemas/entities/role.json';
+import s57 from '../../../schemas/entities/scheduleRule.json';
+import s58 from '../../../schemas/entities/screenSetting.json';
+import s59 from '../../../schemas/entities/shareLog.json';
+import s60 from '../../../schemas/entities/template.json';
+import s61 from '../../../schemas/entities/user.json';
+import s62 from '../../../schemas/entities/userSession.json';
+import s63 from '../../../schemas/limits.json';
+import s64 from '../../../schemas/reply.json';
 import v0 from '../../../schemas/views/centralHospital.json';
 import v1 from '../../../schemas/views/department.json';
 import v2 from '../../../schemas/views/device.json';
@@ -74,10 +76,11 @@ import v8 from '../../../schemas/views/organ.json';
 import v9 from '../../../schemas/views/qcRule.json';
 import v10 from '../../../schemas/views/regionOrg.json';
 import v11 from '../../../schemas/views/role.json';
-import v12 from '../../../schemas/views/user.json';
+import v12 from '../../../schemas/views/scheduleRule.json';
+import v13 from '../../../schemas/views/user.json';
 
 /** Every JSON Schema under schemas/ but the views, each with its $id. */
-export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62];
+export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64];
 
 /** Every view (schemas/views/<name>.json) by name. */
 export const viewFiles: Record<string, unknown> = {
@@ -93,5 +96,6 @@ export const viewFiles: Record<string, unknown> = {
   "qcRule": v9,
   "regionOrg": v10,
   "role": v11,
-  "user": v12,
+  "scheduleRule": v12,
+  "user": v13,
 };

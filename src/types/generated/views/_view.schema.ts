@@ -67,6 +67,15 @@ export interface View {
        */
       filter: string;
     };
+    /**
+     * An Export button on the list's toolbar (src/schema/components/ExportJob.tsx), gated by the view module's export right: POSTs {filters} (the query the list was last run with) to `call`, which queues a background export; the user is then pointed to the export records (/exportReportList).
+     */
+    export?: {
+      /**
+       * The API path that queues the export.
+       */
+      call: string;
+    };
   };
   form: {
     /**
@@ -107,12 +116,19 @@ export interface View {
     [k: string]: FieldHint;
   };
   /**
-   * Per-row calls beyond detail, edit and delete, shown after edit in the list's action column. Each is offered when the permission map grants <permission module>:<permission> and visibleWhen holds for the row; success says so and reloads the list. Texts: entity.<entity>.action.<key> (the link), <key>Confirm (with confirm; {{name}} is the row) and <key>Done (the success message).
+   * Per-row actions beyond detail, edit and delete, shown after edit in the list's action column: a call (success says so and reloads the list) or, with `open`, a screen to go to. Each is offered when the permission map grants <permission module>:<permission> and visibleWhen holds for the row. Texts: entity.<entity>.action.<key> (the link), <key>Confirm (with confirm; {{name}} is the row) and <key>Done (the success message of a call).
    *
    * @minItems 1
    */
   rowActions?: [
-    {
+    (
+      | {
+          call: {};
+        }
+      | {
+          open: {};
+        }
+    ) & {
       /**
        * Names the texts and the data-testid row-action-<key>.
        */
@@ -121,10 +137,16 @@ export interface View {
        * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
        */
       permission: string;
-      call: {
+      call?: {
         method: 'POST' | 'GET';
         /**
          * An API path; {field} takes the row's value of that field, URL-encoded.
+         */
+        path: string;
+      };
+      open?: {
+        /**
+         * A screen of config/routes.json with an optional query; {field} takes the row's value of that field, URL-encoded ("/history?patientId={patientId}").
          */
         path: string;
       };
@@ -136,8 +158,52 @@ export interface View {
        * Offered only while the condition holds for the row; a list of conditions: while every one holds.
        */
       visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
-    },
-    ...{
+    } & (
+        | {
+            call: {};
+          }
+        | {
+            open: {};
+          }
+      ) & {
+        /**
+         * Names the texts and the data-testid row-action-<key>.
+         */
+        key: string;
+        /**
+         * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
+         */
+        permission: string;
+        call?: {
+          method: 'POST' | 'GET';
+          /**
+           * An API path; {field} takes the row's value of that field, URL-encoded.
+           */
+          path: string;
+        };
+        open?: {
+          /**
+           * A screen of config/routes.json with an optional query; {field} takes the row's value of that field, URL-encoded ("/history?patientId={patientId}").
+           */
+          path: string;
+        };
+        /**
+         * Ask before calling.
+         */
+        confirm?: boolean;
+        /**
+         * Offered only while the condition holds for the row; a list of conditions: while every one holds.
+         */
+        visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
+      },
+    ...((
+      | {
+          call: {};
+        }
+      | {
+          open: {};
+        }
+    ) & {
       /**
        * Names the texts and the data-testid row-action-<key>.
        */
@@ -146,10 +212,16 @@ export interface View {
        * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
        */
       permission: string;
-      call: {
+      call?: {
         method: 'POST' | 'GET';
         /**
          * An API path; {field} takes the row's value of that field, URL-encoded.
+         */
+        path: string;
+      };
+      open?: {
+        /**
+         * A screen of config/routes.json with an optional query; {field} takes the row's value of that field, URL-encoded ("/history?patientId={patientId}").
          */
         path: string;
       };
@@ -161,7 +233,44 @@ export interface View {
        * Offered only while the condition holds for the row; a list of conditions: while every one holds.
        */
       visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
-    }[]
+    } & (
+        | {
+            call: {};
+          }
+        | {
+            open: {};
+          }
+      ) & {
+        /**
+         * Names the texts and the data-testid row-action-<key>.
+         */
+        key: string;
+        /**
+         * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
+         */
+        permission: string;
+        call?: {
+          method: 'POST' | 'GET';
+          /**
+           * An API path; {field} takes the row's value of that field, URL-encoded.
+           */
+          path: string;
+        };
+        open?: {
+          /**
+           * A screen of config/routes.json with an optional query; {field} takes the row's value of that field, URL-encoded ("/history?patientId={patientId}").
+           */
+          path: string;
+        };
+        /**
+         * Ask before calling.
+         */
+        confirm?: boolean;
+        /**
+         * Offered only while the condition holds for the row; a list of conditions: while every one holds.
+         */
+        visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
+      })[]
   ];
   /**
    * The right of the view's module that gates a generic action (detail, create, edit, delete) where the module names it otherwise, e.g. {"edit": "modifyExam", "delete": "deleteExam"} in registration. An action not named here needs the right of its own name.
