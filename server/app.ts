@@ -18,6 +18,7 @@ import ui from './plugins/ui';
 import auth from './plugins/auth';
 import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
+import { serializerCompiler } from './lib/serializer';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,7 +60,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   }
   app.decorate('storage', opts.storage);
   app.decorate('config', opts.config);
-  for (const schema of loadSchemas()) app.addSchema(schema);
+  const schemas = loadSchemas();
+  for (const schema of schemas) app.addSchema(schema);
+  app.setSerializerCompiler(serializerCompiler(schemas));
 
   await app.register(platform, { appIds: opts.config.appIds });
   await app.register(auth);
