@@ -5,6 +5,8 @@
  * `scopeSql` turns a scope into a WHERE fragment for one resource: the resource
  * names its hospital column and which condition fields it has (others do not apply).
  */
+import { AppError } from '../lib/errors';
+
 export type Operator = 'lt' | 'lte' | 'gt' | 'gte' | 'eq' | 'ne' | 'wildcard' | 'notWildcard';
 
 export interface Condition {
@@ -101,4 +103,9 @@ export function scopeSql(scope: DataScope, target: ScopeTarget, params: unknown[
     if (terms.length) parts.push(`(${terms.join(set.logic === 'or' ? ' OR ' : ' AND ')})`);
   }
   return parts.length ? parts.join(' AND ') : 'TRUE';
+}
+
+/** Writing a row of `hospitalId` needs that hospital in the caller's scope (UCENTER101 otherwise). */
+export function requireHospital(scope: DataScope, hospitalId: number): void {
+  if (!scope.all && !scope.hospitalIds.includes(hospitalId)) throw new AppError('UCENTER101');
 }

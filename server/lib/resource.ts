@@ -145,7 +145,12 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
  * validates against the same entity schema when a form saves it again.
  */
 export function dropNulls<T extends object>(row: T): T {
-  return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null)) as T;
+  // A tree's rows nest their children (tableResource): those go out the same way.
+  return Object.fromEntries(
+    Object.entries(row)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, k === 'children' && Array.isArray(v) ? v.map((c) => dropNulls(c as object)) : v]),
+  ) as T;
 }
 
 /** Maps a unique-constraint violation to a catalogue code by constraint name. */

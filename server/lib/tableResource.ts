@@ -21,10 +21,10 @@ import registry from '../../config/resources.json';
 import { entityModel, type FieldInfo } from '../../src/schema/model';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
-import { scopeSql, type ScopeTarget } from '../identity/scope';
+import { requireHospital, scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from './errors';
 import { runList, type FilterKind, type ListBody, type ListSpec } from './list';
-import { registerResource, uniqueOr, type ResourceDef } from './resource';
+import { dropNulls, registerResource, uniqueOr, type ResourceDef } from './resource';
 
 export interface TableDecl {
   name: string;
@@ -76,6 +76,8 @@ export interface TablePlan {
   column: (field: string) => string;
   select: string;
   scope?: ScopeTarget;
+  /** The list query's spec (columns, filters, default order), worked out once. */
+  list: ListSpec;
 }
 
 export function planTable(resource: string, entry: RegistryEntry): TablePlan {
@@ -94,7 +96,7 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   // numeric columns come back from pg as strings; the schema says number
   const selectOf = (f: FieldInfo) => `${column(f.name)}${f.type === 'number' ? '::float8' : ''} AS "${f.name}"`;
   const slash = entry.base.lastIndexOf('/');
-  return {
+  const plan: Omit<TablePlan, 'list'> = {
     resource,
     prefix: entry.base.slice(0, slash),
     path: entry.base.slice(slash + 1),
@@ -107,9 +109,10 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
     select: fields.map(selectOf).join(', '),
     scope: decl.hospital ? { hospitalColumn: column(decl.hospital) } : undefined,
   };
+  return { ...plan, list: listSpec(plan) };
 }
 
-function listSpec(plan: TablePlan, where?: string): ListSpec {
+function listSpec(plan: Omit<TablePlan, 'list'>, where?: string): ListSpec {
   return {
     from: `${plan.decl.name} t`,
     select: plan.select,
@@ -136,7 +139,7 @@ async function attachChildren(q: Queryable, plan: TablePlan, rows: Row[], me: Au
     const { rows: kids } = await q.query<Row>(
       `SELECT ${plan.select} FROM ${plan.decl.name} t
         WHERE ${plan.column(parent)} = ANY($1::int[]) AND ${scoped(plan, me, params)}
-        ORDER BY ${listSpec(plan).defaultSort}`,
+        ORDER BY ${plan.list.defaultSort}`,
       params,
     );
     // A cycle written by hand in the database must not loop.
@@ -148,15 +151,6 @@ async function attachChildren(q: Queryable, plan: TablePlan, rows: Row[], me: Au
     }
     level = fresh;
   }
-}
-
-function dropNullsDeep(row: Row): Row {
-  const out: Row = {};
-  for (const [k, v] of Object.entries(row)) {
-    if (v === null) continue;
-    out[k] = k === 'children' && Array.isArray(v) ? v.map((c) => dropNullsDeep(c as Row)) : v;
-  }
-  return out;
 }
 
 export function tableDef(plan: TablePlan): ResourceDef<Row> {
@@ -178,7 +172,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
     entity: `entities/${entityName(plan)}.json`,
     hospitalScoped: Boolean(hospitalField),
     notFound: decl.notFound,
-    list: listSpec(plan),
+    list: plan.list,
     async listRows(q: Queryable, body: ListBody, me: AuthContext) {
       const filters = body.filters ?? {};
       const searching = Object.keys(filters).some((k) => k !== decl.tree && filters[k] !== undefined && filters[k] !== '');
@@ -187,13 +181,13 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       const roots = decl.tree && !searching && filters[decl.tree] === undefined ? `${plan.column(decl.tree)} IS NULL` : undefined;
       const result = await runList<Row>(q, listSpec(plan, roots), body, me.scope);
       if (decl.tree && !searching) await attachChildren(q, plan, result.list, me);
-      return { list: result.list.map(dropNullsDeep), total: result.total };
+      return { list: result.list.map(dropNulls), total: result.total };
     },
     get,
     async save(q, body, me) {
       if (hospitalField) {
         const hospitalId = Number(body[hospitalField]);
-        if (!me.scope.all && !me.scope.hospitalIds.includes(hospitalId)) throw new AppError('UCENTER101');
+        requireHospital(me.scope, hospitalId);
       }
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
@@ -241,7 +235,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       }
       const { rows } = await q.query<{ value: number; label: string }>(
         `SELECT t.id AS value, ${plan.column(decl.label)}::text AS label FROM ${table} t
-          WHERE ${where.join(' AND ')} ORDER BY ${listSpec(plan).defaultSort}`,
+          WHERE ${where.join(' AND ')} ORDER BY ${plan.list.defaultSort}`,
         params,
       );
       return rows;

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/errors';
 import { registerResource, uniqueOr } from '../lib/resource';
-import { scopeSql } from '../identity/scope';
+import { requireHospital, scopeSql } from '../identity/scope';
 import type { Department } from '../../src/types/generated/entities/department';
 import dictionaryRoutes from './dictionary';
 
@@ -35,7 +35,7 @@ export default async function bdtRoutes(fastify: FastifyInstance) {
       return rows[0];
     },
     async save(q, d, me) {
-      if (!me.scope.all && !me.scope.hospitalIds.includes(d.hospitalId)) throw new AppError('UCENTER101');
+      requireHospital(me.scope, d.hospitalId);
       const values = [d.hospitalId, d.code, d.name, d.shortcut ?? null];
       return uniqueOr(async () => {
         if (d.id) {

@@ -10,7 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
-import { scopeSql, type ScopeTarget } from '../identity/scope';
+import { requireHospital, scopeSql, type ScopeTarget } from '../identity/scope';
 import { isIdCard } from '../../config/formats';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
@@ -435,7 +435,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
       return exam && ((await visible(q, me))(exam as unknown as Record<string, unknown>) as unknown as Exam);
     },
     async save(q, body, me) {
-      if (!me.scope.all && !me.scope.hospitalIds.includes(body.hospitalId)) throw new AppError('UCENTER101');
+      requireHospital(me.scope, body.hospitalId);
       return body.id ? updateExam(q, body as Exam & { id: number }, me) : createExam(q, body, me);
     },
     async remove(q, id, me) {

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
-import { scopeSql } from '../identity/scope';
+import { requireHospital, scopeSql } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
@@ -163,7 +163,7 @@ async function bookingsOf(q: Queryable, hospitalId: number, target: Target, from
 
 /** The hospital asked about must be one the caller's data scope covers. */
 function checkHospital(me: AuthContext, hospitalId: number): void {
-  if (!me.scope.all && !me.scope.hospitalIds.includes(hospitalId)) throw new AppError('UCENTER101');
+  requireHospital(me.scope, hospitalId);
 }
 
 /** A device target must be a device of that hospital. */
