@@ -23,7 +23,7 @@ export const DEMO_ROLES: DemoRole[] = [
     explain: '检查登记、预约与登记列表',
     dataScope: 'own',
     grants: {
-      registration: ['view', 'add', 'modifyExam', 'terminate', 'checkin', 'hide', 'history', 'export', 'configColumns', 'details'],
+      registration: ['view', 'add', 'modifyExam', 'terminate', 'checkin', 'hide', 'history', 'operationRecord', 'export', 'configColumns', 'details'],
       schedule: ['view', 'book', 'modify'],
       image: ['view'],
     },
@@ -36,7 +36,7 @@ export const DEMO_ROLES: DemoRole[] = [
     grants: {
       registration: ['view', 'checkin', 'history', 'details'],
       schedule: ['view'],
-      image: ['view', 'manualLink', 'unbind', 'autoLink', 'upload', 'compare'],
+      image: ['view', 'manualLink', 'unbind', 'deleteStudy', 'autoLink', 'upload', 'compare'],
     },
   },
   {

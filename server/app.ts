@@ -19,12 +19,15 @@ import auth from './plugins/auth';
 import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
 import { serializerCompiler } from './lib/serializer';
+import { Archive } from './pacs/archive';
 
 declare module 'fastify' {
   interface FastifyInstance {
     db: Db;
     storage: FileStorage;
     config: ServerConfig;
+    /** The image archive: every received DICOM instance goes through it. */
+    archive: Archive;
   }
 }
 
@@ -60,6 +63,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   }
   app.decorate('storage', opts.storage);
   app.decorate('config', opts.config);
+  app.decorate('archive', new Archive(() => app.db, opts.storage));
   const schemas = loadSchemas();
   for (const schema of schemas) app.addSchema(schema);
   app.setSerializerCompiler(serializerCompiler(schemas));

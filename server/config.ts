@@ -20,6 +20,15 @@ export interface ServerConfig {
   appIds: string[];
   shutdownTimeoutMs: number;
   identity: IdentityConfig;
+  dicom: DicomConfig;
+}
+
+export interface DicomConfig {
+  /** The listener's AE title, the Called AE title modalities must use. */
+  aeTitle: string;
+  port: number;
+  /** 0 turns the DICOM listener off (API-only instances behind a load balancer). */
+  enabled: boolean;
 }
 
 export interface IdentityConfig {
@@ -79,6 +88,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       smsIpHourly: Number(env.SMS_IP_HOURLY || 20),
       adminMobile: env.ADMIN_MOBILE || undefined,
       adminPassword: env.ADMIN_PASSWORD || undefined,
+    },
+    dicom: {
+      aeTitle: (env.DICOM_AE || 'RCLOUD').trim(),
+      port: Number(env.DICOM_PORT ?? 11112),
+      enabled: Number(env.DICOM_PORT ?? 11112) !== 0,
     },
   };
 }

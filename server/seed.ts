@@ -11,7 +11,9 @@ import { DEMO_ORGS } from '../mock/region';
 import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDULE_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
-import { ageFromBirthDate, dayKey, formatExamCode, formatPatientId, pinyinName } from './lib/examRules';
+import { syntheticSeries } from '../mock/dicom';
+import type { Archive } from './pacs/archive';
+import { ageFromBirthDate, dayKey, formatExamCode, formatPatientId, pinyinName, REGION_TIME_ZONE } from './lib/examRules';
 import { allPermissions, MODULES, type PermissionMap } from './identity/access';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
 
@@ -302,4 +304,49 @@ async function insertDemoExams(q: Queryable, now: Date): Promise<void> {
       return { hospital_id: Number(hospitalId), kind, day, last };
     }),
   );
+}
+
+/** Examined demo exams that get images on first run, and studies left unmatched for the manual match. */
+const DEMO_IMAGED_EXAMS = 16;
+const DEMO_UNMATCHED_STUDIES = 3;
+
+/**
+ * Demo images, after the demo seed: small synthetic studies (mock/dicom.ts) of the
+ * newest examined exams, put in through the archive like a modality's C-STORE (so they
+ * match by accession number), and a few studies nobody registered, to match by hand.
+ */
+export async function seedDemoImages(db: Db, archive: Archive): Promise<void> {
+  const { rows } = await db.query<{
+    hospital_id: number; device_id: number; ae: string; exam_code: string; study_uid: string; patient_id: string; name: string; name_en: string | null;
+    birth: string | null; sex: number; modality: string; day: string; item_names: string;
+  }>(
+    `SELECT e.hospital_id, e.device_id, d.ae_title AS ae, e.exam_code, e.study_uid, e.patient_id, e.his_patient_name AS name,
+            e.his_patient_name_en AS name_en, to_char(e.birth_date, 'YYYYMMDD') AS birth, e.sex, d.modality,
+            to_char(e.exam_time AT TIME ZONE $2, 'YYYYMMDD') AS day, e.item_names
+       FROM exam e JOIN device d ON d.id = e.device_id
+      WHERE e.exam_state = 2 AND d.modality IN ('CT', 'MR', 'DX', 'MG', 'US') AND NOT e.hidden
+      ORDER BY e.exam_time DESC LIMIT $1`,
+    [DEMO_IMAGED_EXAMS + DEMO_UNMATCHED_STUDIES, REGION_TIME_ZONE],
+  );
+  for (const [i, e] of rows.entries()) {
+    const unmatched = i >= DEMO_IMAGED_EXAMS;
+    const series = syntheticSeries({
+      uidRoot: `1.2.826.0.1.3680043.10.1082.9.${i + 1}`,
+      // The unmatched ones carry no accession number and another patient id: a study from an unregistered patient.
+      studyUid: unmatched ? undefined : e.study_uid,
+      accessionNumber: unmatched ? '' : e.exam_code,
+      patientId: unmatched ? `EXT${e.patient_id.slice(-6)}` : e.patient_id,
+      patientName: e.name,
+      patientNameEn: e.name_en ?? undefined,
+      birthDate: e.birth ?? undefined,
+      sex: e.sex === 1 ? 'M' : e.sex === 2 ? 'F' : 'O',
+      modality: e.modality as 'CT',
+      studyDate: e.day,
+      studyDescription: e.item_names.slice(0, 64),
+      count: e.modality === 'CT' || e.modality === 'MR' ? 3 : 1,
+      rows: 128,
+      columns: 128,
+    });
+    for (const inst of series.instances) await archive.storeBuffer(inst.bytes, { hospitalId: e.hospital_id, deviceId: e.device_id, sender: e.ae });
+  }
 }

@@ -7,7 +7,7 @@ import { openDb, type Db } from './db';
 import { migrate, STARTUP_LOCK_KEY } from './db/migrate';
 import { LocalFileStorage } from './storage';
 import { buildApp } from './app';
-import { seedAdmin, seedDemo } from './seed';
+import { seedAdmin, seedDemo, seedDemoImages } from './seed';
 import type { ServerConfig } from './config';
 
 export interface Platform {
@@ -30,12 +30,15 @@ export async function preparePlatform(
     if (options.beforeReady) await options.beforeReady(app);
     const ready = app.ready();
     db = await opening;
+    let seeded = false;
     await db.withAdvisoryLock(STARTUP_LOCK_KEY, async (locked) => {
       await migrate(locked);
-      if (config.seedDemo) await seedDemo(locked);
+      if (config.seedDemo) seeded = await seedDemo(locked);
       else await seedAdmin(locked, config.identity, (msg) => console.warn(`[rcloud] ${msg}`));
     });
     await ready;
+    // Through the archive (files and index), once the app and its database are ready.
+    if (seeded) await seedDemoImages(db, app.archive);
     return { app, db };
   } catch (e) {
     if (!options.db) await (db ?? (await opening.catch(() => undefined)))?.close();

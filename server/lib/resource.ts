@@ -33,10 +33,11 @@ export interface ResourceDef<T extends { id?: number }> {
   listRows?(q: Queryable, body: ListBody, me: AuthContext): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
   /** One row by id within the caller's scope, or undefined. */
   get(q: Queryable, id: number, me: AuthContext): Promise<T | undefined>;
-  /** Creates or updates (body.id) in a transaction; returns the id. */
-  save(q: Queryable, body: T, me: AuthContext): Promise<number>;
-  remove(q: Queryable, id: number, me: AuthContext): Promise<void>;
-  options?(q: Queryable, query: Record<string, string>, me: AuthContext): Promise<Array<{ value: number | string; label: string }>>;
+  /** Creates or updates (body.id) in a transaction; returns the id. Absent for a read-only resource (no save call). */
+  save?(q: Queryable, body: T, me: AuthContext): Promise<number>;
+  /** Absent when the resource deletes by calls of its own (no delete call). */
+  remove?(q: Queryable, id: number, me: AuthContext): Promise<void>;
+  options?(q: Queryable, query: Record<string, string>, me: AuthContext): Promise<Array<{ value: number | string; label: string; [field: string]: unknown }>>;
   /** Query parameters the options call accepts. */
   optionParams?: Record<string, object>;
 }
@@ -82,7 +83,8 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
   );
 
-  fastify.post<{ Body: T }>(
+  const { save, remove } = def;
+  if (save) fastify.post<{ Body: T }>(
     `${base}/save`,
     {
       // Creating and editing are separate rights; the handler checks the one that applies.
@@ -100,13 +102,13 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
       if (!hasPermission(me.permissions, `${def.module}:${body.id ? right.edit : right.add}`)) throw new AppError('UAA103');
       const id = await fastify.db.tx(async (q) => {
         if (body.id) await load(q, body.id, me);
-        return def.save(q, body, me);
+        return save(q, body, me);
       });
       return ok(await load(fastify.db, id, me));
     },
   );
 
-  fastify.post<{ Params: { id: number } }>(
+  if (remove) fastify.post<{ Params: { id: number } }>(
     `${base}/delete/:id`,
     {
       config: { permission: `${def.module}:${right.delete}`, scoped },
@@ -116,7 +118,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
       const me = caller(request);
       await fastify.db.tx(async (q) => {
         await load(q, request.params.id, me);
-        await def.remove(q, request.params.id, me);
+        await remove(q, request.params.id, me);
       });
       return ok(null);
     },
@@ -130,9 +132,17 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
         config: { session: true },
         schema: {
           tags: [def.tag],
-          summary: `${def.path} as {value, label} options within the data scope`,
+          summary: `${def.path} as {value, label} options within the data scope (plus the registry's optionFields)`,
           querystring: { type: 'object', properties: def.optionParams ?? {} },
-          response: replies({ type: 'array', items: { type: 'object', properties: { value: { type: ['integer', 'string'] }, label: { type: 'string' } } } }),
+          response: replies({
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { value: { type: ['integer', 'string'] }, label: { type: 'string' } },
+              // A table resource's optionFields (config/resources.json), e.g. an exam item's price.
+              additionalProperties: { type: ['integer', 'number', 'string', 'boolean', 'null'] },
+            },
+          }),
         },
       },
       async (request: FastifyRequest<{ Querystring: Record<string, string> }>) => ok(await options(fastify.db, request.query, caller(request))),

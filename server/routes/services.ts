@@ -9,6 +9,7 @@ import ucenter from './ucenter';
 import bdt from './bdt';
 import ris from './ris';
 import platform from './platform';
+import { studyRoutes } from './images';
 
 export interface ServiceDef {
   tag: string;
@@ -24,7 +25,7 @@ export const SERVICES: ServiceDef[] = [
   { tag: 'file', prefix: '/api/file/v1', description: 'File policy and upload' },
   { tag: 'ris', prefix: '/api/ris/v1', description: 'Registration, appointment, exam list, devices, exam items', routes: ris },
   { tag: 'report', prefix: '/api/report/v1', description: 'Reports, templates, printing, notices' },
-  { tag: 'pacs', prefix: '/api/pacs/v1', description: 'Studies, matching, images' },
+  { tag: 'pacs', prefix: '/api/pacs/v1', description: 'Studies, matching, images', routes: studyRoutes },
   { tag: 'efilm', prefix: '/api/efilm/v1', description: 'Electronic film' },
   { tag: 'ai', prefix: '/api/ai/v1', description: 'AI-assisted diagnosis' },
   { tag: 'consult', prefix: '/api/consult/v1', description: 'Tele-consultation' },

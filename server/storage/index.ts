@@ -17,16 +17,69 @@ export interface StoredFile {
 export interface FileStorage {
   /** Writes the whole content durably (fsync) before resolving; replaces an existing key. */
   put(key: string, content: Buffer | Readable): Promise<StoredFile>;
-  get(key: string): Promise<Readable>;
+  /**
+   * The content, or with `range` only bytes start..end (inclusive, as fs streams
+   * count): DICOMweb reads one frame of a large multi-frame file without the rest.
+   */
+  get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   /** Size in bytes, or undefined when the key does not exist. */
   stat(key: string): Promise<number | undefined>;
   delete(key: string): Promise<void>;
+  /**
+   * A fresh local path for a caller that must write a file before it knows its key
+   * (a DICOM instance arriving over the network): on the storage's own filesystem, so
+   * putFile can move it in without copying.
+   */
+  tempPath(): string;
+  /** Moves a file written at a tempPath() under `key`, durably (fsync of file and directory). */
+  putFile(key: string, tempPath: string): Promise<StoredFile>;
+}
+
+/** A rename must survive a crash too: sync the directory entry. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Local directory storage: DATA_DIR/files. Writes go to a temp file, fsync, then rename. */
 export class LocalFileStorage implements FileStorage {
+  private readonly incoming: string;
+
   constructor(private readonly root: string) {
     fs.mkdirSync(root, { recursive: true });
+    this.incoming = path.join(root, '.incoming');
+    fs.mkdirSync(this.incoming, { recursive: true });
+    // Leftovers of a crash mid-write are incomplete by definition. Only old ones go:
+    // another instance sharing this directory may be writing the recent ones.
+    const stale = Date.now() - 3600_000;
+    for (const name of fs.readdirSync(this.incoming)) {
+      const file = path.join(this.incoming, name);
+      if ((fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < stale) fs.rmSync(file, { force: true });
+    }
+  }
+
+  tempPath(): string {
+    return path.join(this.incoming, `${crypto.randomBytes(12).toString('hex')}.part`);
+  }
+
+  async putFile(key: string, tempPath: string): Promise<StoredFile> {
+    if (path.dirname(path.resolve(tempPath)) !== this.incoming) throw new Error(`not a temp path of this storage: ${tempPath}`);
+    const target = this.resolve(key);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const handle = await fsp.open(tempPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(tempPath, target);
+    await syncDir(path.dirname(target));
+    const { size } = await fsp.stat(target);
+    return { key, size };
   }
 
   private resolve(key: string): string {
@@ -49,13 +102,7 @@ export class LocalFileStorage implements FileStorage {
         await handle.close();
       }
       await fsp.rename(tmp, target);
-      // The rename itself must survive a crash: sync the directory entry too.
-      const dir = await fsp.open(path.dirname(target), 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
+      await syncDir(path.dirname(target));
     } catch (e) {
       await fsp.rm(tmp, { force: true });
       throw e;
@@ -64,10 +111,10 @@ export class LocalFileStorage implements FileStorage {
     return { key, size };
   }
 
-  async get(key: string): Promise<Readable> {
+  async get(key: string, range?: { start: number; end?: number }): Promise<Readable> {
     const full = this.resolve(key);
     await fsp.access(full);
-    return fs.createReadStream(full);
+    return fs.createReadStream(full, range);
   }
 
   async stat(key: string): Promise<number | undefined> {

@@ -14,6 +14,7 @@ import auth from '../../server/plugins/auth';
 import platform from '../../server/plugins/platform';
 import { allPermissions } from '../../server/identity/access';
 import { hashPassword } from '../../server/identity/passwords';
+import { syntheticSeries } from '../../mock/dicom';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
@@ -61,6 +62,10 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.scheduleRule = { id: rule.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
+    // A study received from a central-hospital device.
+    const study = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.401', count: 1, patientId: 'FOREIGN-STUDY' });
+    const stored = await p.app.archive.storeBuffer(study.instances[0].bytes, { hospitalId: orgs.CENTRAL, sender: 'C_CT1' });
+    foreign.study = { id: stored.studyId, secret: 'FOREIGN-STUDY' };
   });
   afterAll(() => p.close());
 

@@ -1,0 +1,216 @@
+/**
+ * DICOM Part-10 files as the archive sees them: the meta header written in front of a
+ * dataset received over the network, the header of a stored file read without its
+ * pixel data (a 500 MB multi-frame is never loaded to be indexed), a check that the
+ * file is whole, and the dataset as DICOM JSON (PS3.18 F.2) without bulk data.
+ */
+import fsp from 'node:fs/promises';
+import * as dcmjs from 'dcmjs';
+
+const { DicomMessage } = dcmjs.data;
+// dcmjs warns on every private or unknown tag it meets; the archive reports what matters itself.
+dcmjs.log?.setLevel?.('error');
+
+export const IMPLEMENTATION_CLASS_UID = '1.2.826.0.1.3680043.10.1082.100';
+export const IMPLEMENTATION_VERSION = 'RCLOUD_1';
+const PIXEL_DATA = '7FE00010';
+/** Binary values up to this size go inline (InlineBinary); larger ones are bulk data. */
+const INLINE_BINARY_MAX = 256;
+/** Whole-file parse limit for datasets without pixel data (SR, encapsulated PDF). */
+const FULL_PARSE_MAX = 256 * 1024 * 1024;
+
+/** A malformed, truncated or incomplete dataset: refused with a DICOM failure status or a 4xx. */
+export class InvalidDicomError extends Error {}
+
+function element(group: number, elementNo: number, vr: string, value: Buffer): Buffer {
+  const long = ['OB', 'OW', 'SQ', 'UN', 'UT', 'UC', 'UR'].includes(vr);
+  const head = Buffer.alloc(long ? 12 : 8);
+  head.writeUInt16LE(group, 0);
+  head.writeUInt16LE(elementNo, 2);
+  head.write(vr, 4, 'latin1');
+  if (long) head.writeUInt32LE(value.length, 8);
+  else head.writeUInt16LE(value.length, 6);
+  return Buffer.concat([head, value]);
+}
+
+/** A UID value padded to even length with NUL, a text value with a space. */
+function padded(value: string, pad: '\0' | ' '): Buffer {
+  return Buffer.from(value.length % 2 ? value + pad : value, 'latin1');
+}
+
+/**
+ * Preamble, "DICM" and the File Meta Information group (explicit VR little endian)
+ * for a dataset encoded in `transferSyntaxUid`: written before the received bytes so
+ * the stored file is a complete Part-10 file.
+ */
+export function part10Prefix(sopClassUid: string, sopInstanceUid: string, transferSyntaxUid: string): Buffer {
+  const group = Buffer.concat([
+    element(2, 0x0001, 'OB', Buffer.from([0, 1])),
+    element(2, 0x0002, 'UI', padded(sopClassUid, '\0')),
+    element(2, 0x0003, 'UI', padded(sopInstanceUid, '\0')),
+    element(2, 0x0010, 'UI', padded(transferSyntaxUid, '\0')),
+    element(2, 0x0012, 'UI', padded(IMPLEMENTATION_CLASS_UID, '\0')),
+    element(2, 0x0013, 'SH', padded(IMPLEMENTATION_VERSION, ' ')),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(group.length);
+  return Buffer.concat([Buffer.alloc(128), Buffer.from('DICM', 'latin1'), element(2, 0x0000, 'UL', length), group]);
+}
+
+/** DICOM JSON attributes: tag (8 hex digits, upper case) → { vr, Value?, InlineBinary? }. */
+export type DicomJson = Record<string, { vr: string; Value?: unknown[]; InlineBinary?: string; BulkDataURI?: string }>;
+
+function binaryValue(values: unknown[]): Buffer | undefined {
+  const parts = values.filter((v): v is ArrayBuffer => v instanceof ArrayBuffer).map((v) => Buffer.from(v));
+  return parts.length ? Buffer.concat(parts) : undefined;
+}
+
+/** dcmjs's dictionary → DICOM JSON, sequences recursively, large binary values left out. */
+export function toDicomJson(dict: Record<string, any>): DicomJson {
+  const out: DicomJson = {};
+  for (const [tag, entry] of Object.entries(dict)) {
+    if (tag === PIXEL_DATA) continue;
+    const vr: string = entry.vr;
+    const values: unknown[] = Array.isArray(entry.Value) ? entry.Value : [];
+    if (vr === 'SQ') {
+      out[tag] = values.length ? { vr, Value: values.map((item) => toDicomJson(item as Record<string, any>)) } : { vr };
+    } else if (['OB', 'OW', 'OF', 'OD', 'OL', 'OV', 'UN'].includes(vr)) {
+      const bytes = binaryValue(values);
+      out[tag] = bytes && bytes.length <= INLINE_BINARY_MAX ? { vr, InlineBinary: bytes.toString('base64') } : { vr };
+    } else {
+      const kept = values.filter((v) => v !== '' && v !== null && v !== undefined);
+      out[tag] = kept.length ? { vr, Value: kept } : { vr };
+    }
+  }
+  return out;
+}
+
+/** First value of an attribute as a string ('' when absent); person names give their alphabetic and ideographic parts. */
+export function str(json: DicomJson, tag: string): string {
+  const value = json[tag]?.Value?.[0];
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object') {
+    const pn = value as { Alphabetic?: string; Ideographic?: string };
+    return [pn.Alphabetic, pn.Ideographic].filter(Boolean).join('=');
+  }
+  return String(value).trim();
+}
+
+export function int(json: DicomJson, tag: string): number | undefined {
+  const text = str(json, tag);
+  const n = Number.parseInt(text, 10);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+export interface DicomHeader {
+  transferSyntaxUid: string;
+  sopClassUid: string;
+  sopInstanceUid: string;
+  studyUid: string;
+  seriesUid: string;
+  /** Every attribute but pixel data, as DICOM JSON. */
+  json: DicomJson;
+}
+
+const EXPLICIT_VR_BIG_ENDIAN = '1.2.840.10008.1.2.2';
+const IMPLICIT_VR_LITTLE_ENDIAN = '1.2.840.10008.1.2';
+const NATIVE_SYNTAXES = new Set([IMPLICIT_VR_LITTLE_ENDIAN, '1.2.840.10008.1.2.1', EXPLICIT_VR_BIG_ENDIAN]);
+
+function parse(buffer: Buffer, stopAtPixels: boolean): { meta: Record<string, any>; dict: Record<string, any> } {
+  const ab = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length);
+  const parsed = DicomMessage.readFile(ab, {
+    ignoreErrors: false,
+    untilTag: stopAtPixels ? PIXEL_DATA : null,
+    includeUntilTagValue: false,
+    noCopy: true,
+  });
+  return { meta: parsed.meta, dict: parsed.dict };
+}
+
+/**
+ * The pixel data of a native (uncompressed) dataset ends the file: the element header
+ * found where its declared length says it starts, or the file was cut short. An
+ * encapsulated one ends with the sequence delimitation item.
+ */
+function pixelDataIsWhole(tail: Buffer, fileSize: number, transferSyntaxUid: string): boolean {
+  if (!NATIVE_SYNTAXES.has(transferSyntaxUid)) {
+    // FFFE,E0DD with a zero length, little endian.
+    return tail.length >= 8 && tail.subarray(tail.length - 8).equals(Buffer.from([0xfe, 0xff, 0xdd, 0xe0, 0, 0, 0, 0]));
+  }
+  const bigEndian = transferSyntaxUid === EXPLICIT_VR_BIG_ENDIAN;
+  const implicit = transferSyntaxUid === IMPLICIT_VR_LITTLE_ENDIAN;
+  // Search backwards for a pixel data tag whose length reaches exactly the end of the file.
+  const tag = bigEndian ? Buffer.from([0x7f, 0xe0, 0x00, 0x10]) : Buffer.from([0xe0, 0x7f, 0x10, 0x00]);
+  const tailStart = fileSize - tail.length;
+  let at = tail.lastIndexOf(tag);
+  while (at >= 0) {
+    const headerLength = implicit ? 8 : 12;
+    if (at + headerLength <= tail.length) {
+      const length = implicit || bigEndian
+        ? (bigEndian ? tail.readUInt32BE(at + 8) : tail.readUInt32LE(at + 4))
+        : tail.readUInt32LE(at + 8);
+      if (tailStart + at + headerLength + length === fileSize) return true;
+    }
+    at = at > 0 ? tail.lastIndexOf(tag, at - 1) : -1;
+  }
+  return false;
+}
+
+async function readRange(handle: fsp.FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buffer, 0, length, position);
+  return buffer.subarray(0, bytesRead);
+}
+
+/**
+ * Reads and checks a Part-10 file's header: required UIDs present, dataset parseable,
+ * pixel data (when present) complete. Reads the first 256 KB, more only when the header
+ * is longer; a file without pixel data is parsed whole (up to 256 MB).
+ */
+export async function readDicomHeader(path: string): Promise<DicomHeader> {
+  const handle = await fsp.open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size < 132) throw new InvalidDicomError('file too short for a DICOM header');
+    let chunk = Math.min(size, 256 * 1024);
+    let parsed: { meta: Record<string, any>; dict: Record<string, any> } | undefined;
+    for (;;) {
+      const head = await readRange(handle, 0, chunk);
+      try {
+        parsed = parse(head, true);
+        // Stopped early without reaching pixel data: the header is longer than the chunk
+        // unless this is the whole file.
+        if (parsed.dict[PIXEL_DATA] || chunk === size) break;
+      } catch (e) {
+        if (chunk === size) throw new InvalidDicomError(`unreadable dataset: ${(e as Error).message}`);
+      }
+      if (chunk === size) break;
+      chunk = Math.min(size, chunk * 4);
+      if (chunk > FULL_PARSE_MAX) throw new InvalidDicomError('header larger than 256 MB');
+    }
+    const meta = parsed!.meta;
+    const dict = parsed!.dict;
+    const transferSyntaxUid = String(meta['00020010']?.Value?.[0] ?? '').replace(/\0/g, '').trim();
+    if (!transferSyntaxUid) throw new InvalidDicomError('no transfer syntax in the meta header');
+    if (dict[PIXEL_DATA]) {
+      const tail = await readRange(handle, Math.max(0, size - 1024 * 1024), Math.min(size, 1024 * 1024));
+      if (!pixelDataIsWhole(tail, size, transferSyntaxUid)) throw new InvalidDicomError('pixel data truncated');
+    }
+    const json = toDicomJson(dict);
+    const header: DicomHeader = {
+      transferSyntaxUid,
+      sopClassUid: str(json, '00080016') || String(meta['00020002']?.Value?.[0] ?? '').trim(),
+      sopInstanceUid: str(json, '00080018') || String(meta['00020003']?.Value?.[0] ?? '').trim(),
+      studyUid: str(json, '0020000D'),
+      seriesUid: str(json, '0020000E'),
+      json,
+    };
+    for (const key of ['sopClassUid', 'sopInstanceUid', 'studyUid', 'seriesUid'] as const) {
+      if (!header[key]) throw new InvalidDicomError(`missing ${key}`);
+      if (header[key].length > 64 || !/^[0-9.]+$/.test(header[key])) throw new InvalidDicomError(`invalid ${key}`);
+    }
+    return header;
+  } finally {
+    await handle.close();
+  }
+}
