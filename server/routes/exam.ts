@@ -31,7 +31,12 @@ const NUMBER_BY_SOURCE: Record<number, 'inPatientNo' | 'outPatientNo'> = { 1: 'o
  * Operation-log actions: the spec's operation names where it has one (appoint exam,
  * suspend, update exam), named alike for the others. Texts: entity.exam.logAction.<action>.
  */
-export type ExamLogAction = 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'cancelBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam';
+export type ExamLogAction =
+  | 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'cancelBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam'
+  | 'matchStudy' | 'unbindStudy' | 'deleteImages';
+
+/** Who an exam_log row names: a signed-in user, or (userId null) a modality by its AE title. */
+export type LogActor = Pick<AuthContext, 'name'> & { userId: number | null };
 
 export const inScope: ScopeTarget = {
   hospitalColumn: 'e.hospital_id',
@@ -53,7 +58,15 @@ const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalNam
   e.age_unit AS "ageUnit", e.patient_source AS "patientSource", e.modality, e.device_id AS "deviceId", e.device_name AS "deviceName",
   e.item_names AS "itemNames", e.price::float8 AS price, e.exam_state AS "examState", e.appointment, e.appoint_time AS "appointTime",
   e.arrived_at AS "arrivedAt", e.exam_time AS "examTime", e.created_at AS "createdAt", e.register_doctor_name AS "registerDoctorName",
-  e.hidden, e.study_uid AS "studyUID"`;
+  e.hidden, e.study_uid AS "studyUID", e.report_state AS "reportState", e.image_status AS "imageStatus", e.series_count AS "seriesCount",
+  e.instance_count AS "instanceCount",
+  -- The thumbnail: the middle image of the first series of the first matched study (20 rows a page, each an index walk).
+  CASE WHEN e.image_status = 1 THEN (
+    SELECT '/dicom-web/studies/' || st.study_uid || '/series/' || se.series_uid || '/instances/' || i.sop_instance_uid || '/rendered'
+      FROM dicom_study st JOIN dicom_series se ON se.study_id = st.id
+      JOIN LATERAL (SELECT sop_instance_uid FROM dicom_instance WHERE series_id = se.id
+                     ORDER BY instance_number NULLS LAST, id OFFSET se.instance_count / 2 LIMIT 1) i ON true
+     WHERE st.exam_id = e.id ORDER BY st.id, se.series_number NULLS LAST, se.id LIMIT 1) END AS thumbnail`;
 
 const DETAIL_SELECT = `${LIST_SELECT}, e.image_code AS "imageCode", e.study_uid AS "studyInstanceUid", e.id_no AS "idNo",
   e.social_security_no AS "socialSecurityNo", e.medical_card_no AS "medicalCardNo", e.out_patient_no AS "outPatientNo",
@@ -89,6 +102,8 @@ const listSpec: ListSpec = {
     examTime: 'e.exam_time',
     createdAt: 'e.created_at',
     registerDoctorName: 'e.register_doctor_name',
+    reportState: 'e.report_state',
+    imageStatus: 'e.image_status',
   },
   filters: {
     hisPatientName: 'like',
@@ -101,6 +116,8 @@ const listSpec: ListSpec = {
     deviceId: 'id',
     examState: 'eq',
     patientSource: 'eq',
+    reportState: 'in',
+    imageStatus: 'eq',
     hospitalId: 'id',
     // The scheduling screens: unbooked exams to book, bookings of a date range.
     appointment: 'eq',
@@ -157,7 +174,7 @@ async function examDetail(q: Queryable, id: number, me: AuthContext): Promise<Ex
   return { ...rows[0], items: items.rows.map(dropNulls) as Exam['items'] };
 }
 
-export async function writeLog(q: Queryable, exam: { id: number; hospital_id: number; exam_code: string }, action: ExamLogAction, me: AuthContext, detail: Record<string, unknown> = {}) {
+export async function writeLog(q: Queryable, exam: { id: number; hospital_id: number; exam_code: string }, action: ExamLogAction, me: LogActor, detail: Record<string, unknown> = {}) {
   await q.query('INSERT INTO exam_log (exam_id, hospital_id, action, user_id, user_name, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
     exam.id,
     exam.hospital_id,
