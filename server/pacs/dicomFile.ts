@@ -127,31 +127,63 @@ function parse(buffer: Buffer, stopAtPixels: boolean): { meta: Record<string, an
   return { meta: parsed.meta, dict: parsed.dict };
 }
 
+/** Explicit VRs whose length is 32 bits (after two reserved bytes). */
+const LONG_VRS = new Set(['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'SQ', 'SV', 'UC', 'UN', 'UR', 'UT', 'UV']);
+
 /**
- * The pixel data of a native (uncompressed) dataset ends the file: the element header
- * found where its declared length says it starts, or the file was cut short. An
- * encapsulated one ends with the sequence delimitation item.
+ * Whether `rest` is nothing but whole elements after the pixel data (trailing padding,
+ * a digital signature: tags beyond 7FE0,0010), ending exactly at the end of the file.
  */
-function pixelDataIsWhole(tail: Buffer, fileSize: number, transferSyntaxUid: string): boolean {
+function onlyTrailingElements(rest: Buffer, implicit: boolean, bigEndian: boolean): boolean {
+  let at = 0;
+  while (at < rest.length) {
+    if (at + 8 > rest.length) return false;
+    const group = bigEndian ? rest.readUInt16BE(at) : rest.readUInt16LE(at);
+    if (group < 0x7fe0) return false;
+    let length: number;
+    let header: number;
+    if (implicit) {
+      length = rest.readUInt32LE(at + 4);
+      header = 8;
+    } else {
+      const vr = rest.toString('latin1', at + 4, at + 6);
+      if (LONG_VRS.has(vr)) {
+        if (at + 12 > rest.length) return false;
+        length = bigEndian ? rest.readUInt32BE(at + 8) : rest.readUInt32LE(at + 8);
+        header = 12;
+      } else {
+        length = bigEndian ? rest.readUInt16BE(at + 6) : rest.readUInt16LE(at + 6);
+        header = 8;
+      }
+    }
+    if (length === 0xffffffff) return false;
+    at += header + length;
+  }
+  return at === rest.length;
+}
+
+/**
+ * Whether the pixel data is whole. A native (uncompressed) value's element header is
+ * in the bytes already read (parsing stopped at it); its length must reach the end of
+ * the file, or whole trailing elements must. Pixel bytes that happen to look like the
+ * tag do not also carry such a length. An encapsulated value ends with the sequence
+ * delimitation item.
+ */
+async function pixelDataIsWhole(handle: fsp.FileHandle, head: Buffer, fileSize: number, transferSyntaxUid: string): Promise<boolean> {
   if (!NATIVE_SYNTAXES.has(transferSyntaxUid)) {
     // FFFE,E0DD with a zero length, little endian.
-    return tail.length >= 8 && tail.subarray(tail.length - 8).equals(Buffer.from([0xfe, 0xff, 0xdd, 0xe0, 0, 0, 0, 0]));
+    return (await readRange(handle, fileSize - 8, 8)).equals(Buffer.from([0xfe, 0xff, 0xdd, 0xe0, 0, 0, 0, 0]));
   }
   const bigEndian = transferSyntaxUid === EXPLICIT_VR_BIG_ENDIAN;
   const implicit = transferSyntaxUid === IMPLICIT_VR_LITTLE_ENDIAN;
-  // Search backwards for a pixel data tag whose length reaches exactly the end of the file.
   const tag = bigEndian ? Buffer.from([0x7f, 0xe0, 0x00, 0x10]) : Buffer.from([0xe0, 0x7f, 0x10, 0x00]);
-  const tailStart = fileSize - tail.length;
-  let at = tail.lastIndexOf(tag);
-  while (at >= 0) {
-    const headerLength = implicit ? 8 : 12;
-    if (at + headerLength <= tail.length) {
-      const length = implicit || bigEndian
-        ? (bigEndian ? tail.readUInt32BE(at + 8) : tail.readUInt32LE(at + 4))
-        : tail.readUInt32LE(at + 8);
-      if (tailStart + at + headerLength + length === fileSize) return true;
-    }
-    at = at > 0 ? tail.lastIndexOf(tag, at - 1) : -1;
+  const headerLength = implicit ? 8 : 12;
+  for (let at = head.indexOf(tag, 132); at >= 0; at = head.indexOf(tag, at + 1)) {
+    if (at + headerLength > head.length) break;
+    const length = implicit ? head.readUInt32LE(at + 4) : bigEndian ? head.readUInt32BE(at + 8) : head.readUInt32LE(at + 8);
+    const end = at + headerLength + length;
+    if (end === fileSize) return true;
+    if (end < fileSize && fileSize - end <= 1024 * 1024 && onlyTrailingElements(await readRange(handle, end, fileSize - end), implicit, bigEndian)) return true;
   }
   return false;
 }
@@ -164,7 +196,7 @@ async function readRange(handle: fsp.FileHandle, position: number, length: numbe
 
 /**
  * Reads and checks a Part-10 file's header: required UIDs present, dataset parseable,
- * pixel data (when present) complete. Reads the first 256 KB, more only when the header
+ * pixel data (when present) complete. Reads the first 64 KB, more only when the header
  * is longer; a file without pixel data is parsed whole (up to 256 MB).
  */
 export async function readDicomHeader(path: string): Promise<DicomHeader> {
@@ -172,10 +204,12 @@ export async function readDicomHeader(path: string): Promise<DicomHeader> {
   try {
     const { size } = await handle.stat();
     if (size < 132) throw new InvalidDicomError('file too short for a DICOM header');
-    let chunk = Math.min(size, 256 * 1024);
+    // Headers are a few KB; a long private sequence or an icon makes one longer.
+    let chunk = Math.min(size, 64 * 1024);
     let parsed: { meta: Record<string, any>; dict: Record<string, any> } | undefined;
+    let head: Buffer;
     for (;;) {
-      const head = await readRange(handle, 0, chunk);
+      head = await readRange(handle, 0, chunk);
       try {
         parsed = parse(head, true);
         // Stopped early without reaching pixel data: the header is longer than the chunk
@@ -192,10 +226,7 @@ export async function readDicomHeader(path: string): Promise<DicomHeader> {
     const dict = parsed!.dict;
     const transferSyntaxUid = String(meta['00020010']?.Value?.[0] ?? '').replace(/\0/g, '').trim();
     if (!transferSyntaxUid) throw new InvalidDicomError('no transfer syntax in the meta header');
-    if (dict[PIXEL_DATA]) {
-      const tail = await readRange(handle, Math.max(0, size - 1024 * 1024), Math.min(size, 1024 * 1024));
-      if (!pixelDataIsWhole(tail, size, transferSyntaxUid)) throw new InvalidDicomError('pixel data truncated');
-    }
+    if (dict[PIXEL_DATA] && !(await pixelDataIsWhole(handle, head!, size, transferSyntaxUid))) throw new InvalidDicomError('pixel data truncated');
     const json = toDicomJson(dict);
     const header: DicomHeader = {
       transferSyntaxUid,

@@ -3,7 +3,8 @@
  * - a synthetic CT series is stored and indexed: study, series, instances with their
  *   attributes and counts, the file in storage byte-for-byte
  * - the same SOP Instance UID twice is stored once
- * - a truncated or non-DICOM file is refused and leaves nothing behind
+ * - a truncated or non-DICOM file is refused and leaves nothing behind; trailing
+ *   padding after the pixel data is no truncation
  * - a new study is matched on arrival: by accession number (= exam code), by the
  *   pre-assigned Study Instance UID, by patient id + date + modality when exactly one
  *   exam qualifies; two candidates leave it unmatched; the exam turns examined, leaves
@@ -71,8 +72,13 @@ describe.each(dbKinds)('image archive on %s', (kind) => {
     await expect(p.app.archive.storeBuffer(Buffer.from('not a dicom file at all'.repeat(20)), source())).rejects.toBeInstanceOf(InvalidDicomError);
     expect((await p.db.query('SELECT 1 FROM dicom_study WHERE study_uid = $1', [series.studyUid])).rowCount).toBe(0);
     expect(fs.readdirSync(path.join(p.dataDir, 'files', '.incoming'))).toEqual([]);
+    await expect(p.app.archive.storeBuffer(whole.subarray(0, whole.length - 1), source())).rejects.toBeInstanceOf(InvalidDicomError);
     // The listener goes on: the whole file is fine afterwards.
     expect((await p.app.archive.storeBuffer(whole, source())).status).toBe('stored');
+    // Elements after the pixel data (Data Set Trailing Padding, FFFC,FFFC OB) are whole data too.
+    const padded = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.512', count: 1 }).instances[0].bytes;
+    const padding = Buffer.from([0xfc, 0xff, 0xfc, 0xff, 0x4f, 0x42, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0]);
+    expect((await p.app.archive.storeBuffer(Buffer.concat([padded, padding]), source())).status).toBe('stored');
   });
 
   test('matches a new study by accession number, then by the pre-assigned study UID', async () => {
