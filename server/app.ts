@@ -20,6 +20,7 @@ import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
 import { serializerCompiler } from './lib/serializer';
 import { Archive } from './pacs/archive';
+import dicomweb, { DICOMWEB_PREFIX } from './dicomweb';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -79,5 +80,6 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   }
   // Resources of config/resources.json served from their schemas alone, each under its base path.
   await app.register(tableResources);
+  await app.register(dicomweb, { prefix: DICOMWEB_PREFIX });
   return app;
 }

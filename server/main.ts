@@ -1,15 +1,18 @@
 /**
- * The platform process: UI, API (and later DICOMweb and the DICOM listener) on one
- * port. SIGTERM/SIGINT stop accepting, let in-flight requests finish, close the
- * database (PGlite checkpoints its WAL on close) and exit within the time limit.
+ * The platform process: UI, API and DICOMweb on one port, the DICOM listener on its
+ * own (DICOM_PORT). SIGTERM/SIGINT stop accepting, let in-flight requests and DICOM
+ * stores finish, close the database (PGlite checkpoints its WAL on close) and exit
+ * within the time limit.
  */
 import { loadConfig } from './config';
+import { startDicomListener, type DicomListener } from './dicom/listener';
 import { preparePlatform } from './start';
 
 async function main() {
   const config = loadConfig();
   const { app, db } = await preparePlatform(config);
   let stopping = false;
+  let dicom: DicomListener | undefined;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -19,6 +22,12 @@ async function main() {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    try {
+      // Before the app: a store under way still needs the database to be acknowledged.
+      await dicom?.close();
+    } catch (e) {
+      app.log.error({ err: e }, 'error while closing the DICOM listener');
+    }
     try {
       await app.close();
     } catch (e) {
@@ -35,6 +44,10 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
+  if (config.dicom.enabled) {
+    dicom = await startDicomListener(app, { aeTitle: config.dicom.aeTitle, port: config.dicom.port, host: config.host });
+    app.log.info({ aeTitle: config.dicom.aeTitle, port: dicom.port }, 'dicom listener ready');
+  }
   app.log.info({ db: db.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'platform ready');
 }
 

@@ -65,20 +65,47 @@ function binaryValue(values: unknown[]): Buffer | undefined {
   return parts.length ? Buffer.concat(parts) : undefined;
 }
 
-/** dcmjs's dictionary → DICOM JSON, sequences recursively, large binary values left out. */
-export function toDicomJson(dict: Record<string, any>): DicomJson {
+const TEXT_VRS = new Set(['SH', 'LO', 'ST', 'LT', 'UT', 'UC', 'PN']);
+
+/**
+ * dcmjs (0.52) decodes text inside sequence items byte by byte, whatever the Specific
+ * Character Set: UTF-8 names and code meanings come out as one character per byte.
+ * Such a string is re-read as UTF-8 when it only holds byte-sized characters and
+ * decodes cleanly, so a later dcmjs that decodes right is left alone.
+ */
+function utf8Again(value: string): string {
+  if (!/[\u0080-\u00ff]/.test(value) || /[^\u0000-\u00ff]/.test(value)) return value;
+  const decoded = Buffer.from(value, 'latin1').toString('utf8');
+  return decoded.includes('\ufffd') ? value : decoded;
+}
+
+function fixText(vr: string, value: unknown): unknown {
+  if (typeof value === 'string') return utf8Again(value);
+  if (vr === 'PN' && value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? utf8Again(v) : v]));
+  }
+  return value;
+}
+
+/**
+ * dcmjs's dictionary → DICOM JSON, sequences recursively, large binary values left
+ * out. `nestedUtf8`: inside an item of a UTF-8 dataset (see utf8Again).
+ */
+export function toDicomJson(dict: Record<string, any>, nestedUtf8 = false): DicomJson {
   const out: DicomJson = {};
+  const utf8 = nestedUtf8 || String(dict['00080005']?.Value?.[0] ?? '').includes('192');
   for (const [tag, entry] of Object.entries(dict)) {
     if (tag === PIXEL_DATA) continue;
     const vr: string = entry.vr;
     const values: unknown[] = Array.isArray(entry.Value) ? entry.Value : [];
     if (vr === 'SQ') {
-      out[tag] = values.length ? { vr, Value: values.map((item) => toDicomJson(item as Record<string, any>)) } : { vr };
+      out[tag] = values.length ? { vr, Value: values.map((item) => toDicomJson(item as Record<string, any>, utf8)) } : { vr };
     } else if (['OB', 'OW', 'OF', 'OD', 'OL', 'OV', 'UN'].includes(vr)) {
       const bytes = binaryValue(values);
       out[tag] = bytes && bytes.length <= INLINE_BINARY_MAX ? { vr, InlineBinary: bytes.toString('base64') } : { vr };
     } else {
-      const kept = values.filter((v) => v !== '' && v !== null && v !== undefined);
+      let kept = values.filter((v) => v !== '' && v !== null && v !== undefined);
+      if (nestedUtf8 && TEXT_VRS.has(vr)) kept = kept.map((v) => fixText(vr, v));
       out[tag] = kept.length ? { vr, Value: kept } : { vr };
     }
   }

@@ -1,0 +1,228 @@
+/**
+ * Modality Worklist C-FIND (PS3.4 K.6): the open scheduled procedure steps of one
+ * hospital (view worklist_steps), matched on the keys modalities send and answered
+ * with the requested return keys. Reads the database only; every value goes in as a
+ * SQL parameter. Dates and times are the region's wall clock (REGION_TIME_ZONE).
+ */
+import type { Queryable } from '../db';
+import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
+
+/** A dataset as dcmjs naturalizes it: keyword → value, sequences as arrays of such objects. */
+export type NaturalDataset = Record<string, unknown>;
+
+/** A query the SCP cannot process (a malformed date range): answered with a failure status. */
+export class WorklistQueryError extends Error {}
+
+/** The Scheduled Procedure Step Sequence's return keys, in PS3.4 K.6 order. */
+const STEP_KEYS = [
+  'Modality',
+  'ScheduledStationAETitle',
+  'ScheduledProcedureStepStartDate',
+  'ScheduledProcedureStepStartTime',
+  'ScheduledPerformingPhysicianName',
+  'ScheduledProcedureStepDescription',
+  'ScheduledProcedureStepID',
+] as const;
+
+/** Top-level return keys (the character set is always returned). */
+const TOP_KEYS = [
+  'AccessionNumber',
+  'ReferringPhysicianName',
+  'PatientName',
+  'PatientID',
+  'PatientBirthDate',
+  'PatientSex',
+  'StudyInstanceUID',
+  'RequestedProcedureID',
+  'RequestedProcedureDescription',
+  'ScheduledProcedureStepSequence',
+] as const;
+
+type StepKey = (typeof STEP_KEYS)[number];
+type TopKey = (typeof TOP_KEYS)[number];
+
+interface StepRow {
+  accession_number: string;
+  study_instance_uid: string;
+  patient_id: string;
+  patient_name: string;
+  patient_name_en: string | null;
+  birth_date: string | null;
+  sex: number;
+  scheduled_ae_title: string | null;
+  modality: string | null;
+  start_date: string;
+  start_time: string;
+  scheduled_step_id: string;
+  requested_procedure_id: string;
+  requested_procedure_description: string;
+  performing_physician: string | null;
+  referring_physician: string | null;
+}
+
+/** Sex codes (schemas/codes/sex.json: 1 male, 2 female, 3 other, 4 unknown) as DICOM CS. */
+const DICOM_SEX: Record<number, string> = { 1: 'M', 2: 'F', 3: 'O' };
+
+/** A naturalized value as matching text: first value, person names as "Alphabetic=Ideographic", trimmed. */
+function text(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return value.length ? text(value[0]) : '';
+  if (typeof value === 'object') {
+    const pn = value as { Alphabetic?: string; Ideographic?: string; Phonetic?: string };
+    return [pn.Alphabetic ?? '', pn.Ideographic ?? '', pn.Phonetic ?? ''].join('=').replace(/=+$/, '').trim();
+  }
+  return String(value).trim();
+}
+
+/** The first item of a sequence key, or undefined when the key or its item is absent. */
+function firstItem(value: unknown): NaturalDataset | undefined {
+  return Array.isArray(value) && value[0] && typeof value[0] === 'object' ? (value[0] as NaturalDataset) : undefined;
+}
+
+/** Keys of a naturalized dataset; dcmjs adds bookkeeping members starting with "_". */
+function keysOf(ds: NaturalDataset): string[] {
+  return Object.keys(ds).filter((k) => !k.startsWith('_'));
+}
+
+const hasWildcard = (v: string) => /[*?]/.test(v);
+
+/** A DICOM wildcard pattern (* any run, ? one character) as a LIKE pattern with "\" escaping. */
+export function likePattern(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%').replace(/\?/g, '_');
+}
+
+/** Universal matching: an empty value or a lone "*" matches everything (PS3.4 C.2.2.2.3). */
+const universal = (v: string) => v === '' || /^\*+$/.test(v);
+
+/** A DICOM DA value that is a real calendar date. */
+function isDate(value: string): boolean {
+  if (!/^\d{8}$/.test(value)) return false;
+  const [y, m, d] = [Number(value.slice(0, 4)), Number(value.slice(4, 6)), Number(value.slice(6, 8))];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+/** "YYYYMMDD", "YYYYMMDD-YYYYMMDD", "YYYYMMDD-" or "-YYYYMMDD" → inclusive bounds. */
+export function dateRange(value: string): { from?: string; to?: string } {
+  const v = value.replace(/\s+/g, '');
+  const parts = v.includes('-') ? v.split('-') : [v, v];
+  if (parts.length !== 2 || (!parts[0] && !parts[1])) throw new WorklistQueryError(`invalid date range ${value}`);
+  for (const p of parts) if (p && !isDate(p)) throw new WorklistQueryError(`invalid date ${p}`);
+  return { from: parts[0] || undefined, to: parts[1] || undefined };
+}
+
+class Sql {
+  readonly where: string[] = [];
+  readonly params: unknown[] = [];
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+  /** Single value matching, or wildcard matching when the value has * or ?. */
+  match(column: string, value: string): void {
+    if (universal(value)) return;
+    this.where.push(hasWildcard(value) ? `${column} LIKE ${this.param(likePattern(value))} ESCAPE '\\'` : `${column} = ${this.param(value)}`);
+  }
+}
+
+/** Which return keys were asked for: all of them when the query names none. */
+function requestedKeys(query: NaturalDataset): { top: Set<TopKey>; step: Set<StepKey> } {
+  const asked = new Set(keysOf(query));
+  const top = new Set(TOP_KEYS.filter((k) => asked.has(k)));
+  const item = firstItem(query.ScheduledProcedureStepSequence);
+  const stepAsked = item ? new Set(keysOf(item)) : new Set<string>();
+  // An empty sequence (or an empty item) asks for the whole item, as findscu users write it.
+  const step = new Set(STEP_KEYS.filter((k) => stepAsked.has(k)));
+  if (top.size === 0) return { top: new Set(TOP_KEYS), step: new Set(STEP_KEYS) };
+  return { top, step: step.size ? step : new Set(STEP_KEYS) };
+}
+
+/** The worklist query for one hospital: its open steps that match, in scheduled order. */
+export function worklistSql(query: NaturalDataset, hospitalId: number): { sql: string; params: unknown[] } {
+  const q = new Sql();
+  q.where.push(`w.hospital_id = ${q.param(hospitalId)}`);
+  const tz = q.param(REGION_TIME_ZONE);
+  q.match('w.patient_id', text(query.PatientID));
+  q.match('w.accession_number', text(query.AccessionNumber));
+
+  // Person name: the alphabetic component against the pinyin name (case-insensitive) or
+  // the Chinese name, as people type either; the ideographic one against the Chinese name.
+  const [alphabetic = '', ideographic = ''] = text(query.PatientName).split('=');
+  if (!universal(alphabetic)) {
+    const pattern = q.param(likePattern(alphabetic));
+    q.where.push(`(w.patient_name LIKE ${pattern} ESCAPE '\\' OR lower(coalesce(w.patient_name_en, '')) LIKE lower(${pattern}) ESCAPE '\\')`);
+  }
+  q.match('w.patient_name', ideographic);
+
+  const step = firstItem(query.ScheduledProcedureStepSequence) ?? {};
+  q.match('w.modality', text(step.Modality));
+  q.match('w.scheduled_ae_title', text(step.ScheduledStationAETitle));
+  const date = text(step.ScheduledProcedureStepStartDate);
+  if (!universal(date)) {
+    const { from, to } = dateRange(date);
+    // Bounds as instants of the region's midnights, so the comparison is on the column itself.
+    if (from) q.where.push(`w.scheduled_start >= (to_date(${q.param(from)}, 'YYYYMMDD')::timestamp AT TIME ZONE ${tz})`);
+    if (to) q.where.push(`w.scheduled_start < ((to_date(${q.param(to)}, 'YYYYMMDD') + 1)::timestamp AT TIME ZONE ${tz})`);
+  }
+
+  const sql = `SELECT w.accession_number, w.study_instance_uid, w.patient_id, w.patient_name, w.patient_name_en,
+         to_char(w.birth_date, 'YYYYMMDD') AS birth_date, w.sex, w.scheduled_ae_title, w.modality,
+         to_char(w.scheduled_start AT TIME ZONE ${tz}, 'YYYYMMDD') AS start_date,
+         to_char(w.scheduled_start AT TIME ZONE ${tz}, 'HH24MISS') AS start_time,
+         w.scheduled_step_id, w.requested_procedure_id, w.requested_procedure_description,
+         w.performing_physician, w.referring_physician
+    FROM worklist_steps w
+   WHERE ${q.where.join('\n     AND ')}
+   ORDER BY w.scheduled_start, w.exam_id`;
+  return { sql, params: q.params };
+}
+
+/** A person name as Alphabetic (pinyin) = Ideographic (Chinese) components. */
+function personName(name: string | null, alphabetic?: string | null): Array<{ Alphabetic?: string; Ideographic?: string }> {
+  const value = (name ?? '').trim();
+  if (!value) return [];
+  const latin = alphabetic?.trim() || pinyinName(value);
+  // A name without Han characters is its own alphabetic form.
+  return [latin === value ? { Alphabetic: value } : { Alphabetic: latin, Ideographic: value.slice(0, 64) }];
+}
+
+/** LO values hold at most 64 characters. */
+const lo = (v: string | null) => (v ?? '').slice(0, 64);
+
+function responseOf(row: StepRow, keys: { top: Set<TopKey>; step: Set<StepKey> }): NaturalDataset {
+  const stepValues: Record<StepKey, unknown> = {
+    Modality: row.modality ?? '',
+    ScheduledStationAETitle: row.scheduled_ae_title ?? '',
+    ScheduledProcedureStepStartDate: row.start_date,
+    ScheduledProcedureStepStartTime: row.start_time,
+    ScheduledPerformingPhysicianName: personName(row.performing_physician),
+    ScheduledProcedureStepDescription: lo(row.requested_procedure_description),
+    ScheduledProcedureStepID: row.scheduled_step_id,
+  };
+  const step: NaturalDataset = {};
+  for (const k of STEP_KEYS) if (keys.step.has(k)) step[k] = stepValues[k];
+  const topValues: Record<TopKey, unknown> = {
+    AccessionNumber: row.accession_number,
+    ReferringPhysicianName: personName(row.referring_physician),
+    PatientName: personName(row.patient_name, row.patient_name_en),
+    PatientID: row.patient_id,
+    PatientBirthDate: row.birth_date ?? '',
+    PatientSex: DICOM_SEX[row.sex] ?? '',
+    StudyInstanceUID: row.study_instance_uid,
+    RequestedProcedureID: row.requested_procedure_id,
+    RequestedProcedureDescription: lo(row.requested_procedure_description),
+    ScheduledProcedureStepSequence: [step],
+  };
+  // UTF-8: Chinese names and descriptions as they are.
+  const out: NaturalDataset = { SpecificCharacterSet: 'ISO_IR 192' };
+  for (const k of TOP_KEYS) if (keys.top.has(k)) out[k] = topValues[k];
+  return out;
+}
+
+/** The matching steps of the hospital as response identifiers, in scheduled order. */
+export async function findWorklist(db: Queryable, hospitalId: number, query: NaturalDataset): Promise<NaturalDataset[]> {
+  const { sql, params } = worklistSql(query, hospitalId);
+  const { rows } = await db.query<StepRow>(sql, params);
+  const keys = requestedKeys(query);
+  return rows.map((row) => responseOf(row, keys));
+}

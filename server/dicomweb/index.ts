@@ -1,0 +1,56 @@
+/**
+ * DICOMweb (PS3.18) under /dicom-web: QIDO-RS search, WADO-RS retrieve (instances,
+ * metadata, frames, rendered, thumbnails) and STOW-RS store, for the platform's viewer
+ * and uploader and for standard DICOMweb clients. Registered by server/app.ts with the
+ * prefix; its routes are outside /api (no X-App-Id, as DICOMweb clients send none),
+ * so this plugin authorizes them itself, with the same sessions and permission keys:
+ * a token in X-Auth-Token or `Authorization: Bearer`, and every route's
+ * config.permission. Data scope is applied by each query (./resources.ts).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors';
+import { hasPermission } from '../identity/access';
+import { resolveSession } from '../identity/sessions';
+import { sendError } from '../plugins/platform';
+import { tokenOf, type RouteAccess } from '../plugins/auth';
+import { DicomWebError } from './errors';
+import { registerQido } from './qido';
+import { registerStow } from './stow';
+import { registerWado } from './wado';
+
+export { PREFIX as DICOMWEB_PREFIX } from './resources';
+
+export default async function dicomweb(fastify: FastifyInstance) {
+  fastify.addHook('onRoute', (route) => {
+    const access = (route.config ?? {}) as RouteAccess;
+    // Nothing here is public: a route without its permission is a mistake caught at start-up.
+    if (!access.permission) throw new Error(`${route.method} ${route.url}: DICOMweb routes declare config.permission`);
+  });
+
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const access = request.routeOptions.config as RouteAccess;
+    if (!access.permission) return sendError(request, reply, new AppError('UAA102')); // the not-found handler's request
+    const token = tokenOf(request);
+    const ctx = token ? await resolveSession(fastify.db, fastify.config.identity, token) : null;
+    if (!ctx) return sendError(request, reply, new AppError('UAA005'));
+    if (ctx.status !== 1) return sendError(request, reply, new AppError('UAA003'));
+    if (ctx.passwordExpired) return sendError(request, reply, new AppError('UAA012'));
+    if (ctx.hospitalId === null) return sendError(request, reply, new AppError('UAA103'));
+    if (![access.permission].flat().some((key) => hasPermission(ctx.permissions, key))) return sendError(request, reply, new AppError('UAA103'));
+    request.auth = ctx;
+  });
+
+  // DICOMweb statuses the catalogue has no code for; everything else goes to the platform's handler.
+  fastify.setErrorHandler((error: FastifyError | DicomWebError, request, reply) => {
+    if (error instanceof DicomWebError) {
+      return reply.code(error.httpStatus).type('application/json; charset=utf-8').send({ status: String(error.httpStatus), message: error.message });
+    }
+    throw error;
+  });
+
+  fastify.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('UAA102')));
+
+  registerQido(fastify);
+  registerWado(fastify);
+  registerStow(fastify);
+}

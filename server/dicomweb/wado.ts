@@ -1,0 +1,298 @@
+/**
+ * WADO-RS (PS3.18 10.4): studies, series and instances as the stored Part-10 files
+ * (byte for byte, streamed file after file), their metadata as DICOM JSON, frames, and
+ * rendered pictures and thumbnails. Nothing is transcoded: a request that demands
+ * another transfer syntax than the stored one is 406. Reads the archive's tables and
+ * file storage; writes nothing.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { caller } from '../plugins/auth';
+import type { DicomJson } from '../pacs/dicomFile';
+import { encodePng } from '../lib/png';
+import { encodeJpeg } from '../lib/jpeg';
+import { TAG } from './dictionary';
+import { DicomWebError, notAcceptable } from './errors';
+import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource } from './frames';
+import { covers, parseAccept, type MediaType } from './media';
+import { multipartStream, newBoundary, type OutPart } from './multipart';
+import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES } from './pixeldata';
+import { MAX_VIEWPORT, fitViewport, renderFrame, resize, type Window } from './render';
+import { findInstance, findSeries, findStudy, instanceUrl, listInstances, notFound, representativeInstance, serviceUrl, type InstanceRow, type SeriesRef, type StudyRef } from './resources';
+
+type Params = { study: string; series: string; instance: string; frames: string };
+
+/** Thumbnails fit this box unless the request gives a viewport. */
+const THUMBNAIL_SIZE = 128;
+
+const isMultipartRelated = (r: MediaType) => r.essence === 'multipart/related' || r.essence === 'multipart/*' || r.essence === '*/*';
+
+/**
+ * The transfer syntaxes an Accept header allows for application/dicom parts: 'any'
+ * (as stored: no transfer-syntax parameter, or "*") or a set of UIDs. 406 when it
+ * accepts no multipart/related of application/dicom at all.
+ */
+function acceptedDicomSyntaxes(request: FastifyRequest): 'any' | Set<string> {
+  const wanted = new Set<string>();
+  for (const r of parseAccept(request.headers.accept)) {
+    const type = r.params.type?.toLowerCase();
+    const dicomPart = (isMultipartRelated(r) && (!type || type === 'application/dicom')) || r.essence === 'application/dicom';
+    if (!dicomPart) continue;
+    const ts = r.params['transfer-syntax'];
+    if (!ts || ts === '*') return 'any';
+    wanted.add(ts);
+  }
+  if (!wanted.size) throw notAcceptable('Instances are sent as multipart/related; type="application/dicom".');
+  return wanted;
+}
+
+function checkSyntaxes(instances: InstanceRow[], accepted: 'any' | Set<string>): void {
+  if (accepted === 'any') return;
+  for (const i of instances) {
+    if (accepted.has(i.transferSyntaxUid)) continue;
+    // Even implicit to explicit VR little endian would rewrite every element header: what is sent is what is stored.
+    throw notAcceptable(`Instance ${i.uid} is stored as ${i.transferSyntaxUid}; transcoding to ${[...accepted].join(', ')} is not supported (ask for transfer-syntax=*).`);
+  }
+}
+
+/** Sends instances as stored, one file after another. */
+function sendInstances(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, instances: InstanceRow[]) {
+  if (!instances.length) throw notFound();
+  checkSyntaxes(instances, acceptedDicomSyntaxes(request));
+  const boundary = newBoundary();
+  const parts = instances.map<OutPart>((i) => ({
+    headers: { 'Content-Type': `application/dicom; transfer-syntax=${i.transferSyntaxUid}`, 'Content-Length': i.fileSize },
+    body: () => fastify.storage.get(i.fileKey),
+  }));
+  const body = multipartStream(boundary, parts);
+  body.on('error', (err) => request.log.error({ err }, 'WADO-RS retrieve failed while streaming'));
+  return reply.type(`multipart/related; type="application/dicom"; boundary=${boundary}`).send(body);
+}
+
+/** An instance's metadata as WADO-RS returns it: stored attributes, the syntax it is available in, and where its pixels are. */
+function instanceMetadata(base: string, study: string, i: InstanceRow & { metadata?: DicomJson }): DicomJson {
+  const json: DicomJson = { ...(i.metadata ?? {}) };
+  json[TAG.AvailableTransferSyntaxUID] = { vr: 'UI', Value: [i.transferSyntaxUid] };
+  if (i.rows !== null) {
+    const bits = Number(json[TAG.BitsAllocated]?.Value?.[0] ?? 8);
+    // A multi-frame's list of frame numbers could outgrow a URL: its pixel data has a resource of its own.
+    json[TAG.PixelData] = {
+      vr: NATIVE_SYNTAXES.has(i.transferSyntaxUid) && bits > 8 ? 'OW' : 'OB',
+      BulkDataURI: `${instanceUrl(base, study, i.seriesUid, i.uid)}/${i.frames > 1 ? `bulkdata/${TAG.PixelData}` : 'frames/1'}`,
+    };
+  }
+  const out: DicomJson = {};
+  for (const tag of Object.keys(json).sort()) out[tag] = json[tag];
+  return out;
+}
+
+function sendMetadata(request: FastifyRequest, reply: FastifyReply, study: StudyRef, instances: InstanceRow[]) {
+  if (!instances.length) throw notFound();
+  const ok = parseAccept(request.headers.accept).some((r) => covers(r.essence, 'application/dicom+json') || covers(r.essence, 'application/json'));
+  if (!ok) throw notAcceptable('Metadata is available as application/dicom+json only.');
+  const base = serviceUrl(request);
+  return reply.type('application/dicom+json').send(JSON.stringify(instances.map((i) => instanceMetadata(base, study.uid, i))));
+}
+
+/**
+ * The media type each frame goes out as, from the Accept header: frames are sent as
+ * stored (native bytes as application/octet-stream, compressed ones in their own
+ * media type, or as application/octet-stream with transfer-syntax when asked so).
+ */
+function frameContentType(request: FastifyRequest, source: FrameSource): string {
+  const ts = source.transferSyntaxUid;
+  const own = frameMediaType(ts);
+  for (const r of parseAccept(request.headers.accept)) {
+    // The part type asked for: multipart/related's type parameter, or a bare media type (lenient).
+    const media = isMultipartRelated(r) ? r.params.type?.toLowerCase() ?? '*/*' : r.essence;
+    const wantedTs = r.params['transfer-syntax'];
+    // Native frames are little endian whatever the file's VR encoding was.
+    const syntaxOk = !wantedTs || wantedTs === '*' || wantedTs === ts || (!source.encapsulated && (wantedTs === EXPLICIT_LITTLE || wantedTs === IMPLICIT_LITTLE));
+    if (!syntaxOk) continue;
+    if (covers(media, own)) return own;
+    // application/octet-stream without transfer-syntax means uncompressed (explicit VR little endian):
+    // a compressed frame goes out so only when the client takes the stored syntax.
+    if (media === 'application/octet-stream' && wantedTs) return 'application/octet-stream';
+  }
+  throw notAcceptable(
+    source.encapsulated
+      ? `Frame ${source.number} is stored as ${ts} (${own}); decompression is not supported. Accept ${own} or application/octet-stream with transfer-syntax=*.`
+      : `Frame ${source.number} is uncompressed; it is available as application/octet-stream only.`,
+  );
+}
+
+/** Frames of the request's list, or all of them (the pixel data's bulk data resource). */
+async function sendFrames(fastify: FastifyInstance, request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, all = false) {
+  const { study, instance } = await locateInstance(fastify, request);
+  const pm = pixelModule(instance.metadata);
+  const numbers = all ? Array.from({ length: pm.frames }, (_, k) => k + 1) : parseFrameList(request.params.frames, pm.frames);
+  const sources = await frameSources(fastify.storage, instance, pm, numbers);
+  const types = sources.map((s) => frameContentType(request, s));
+  const boundary = newBoundary();
+  const parts = sources.map<OutPart>((s, k) => ({
+    headers: { 'Content-Type': `${types[k]}; transfer-syntax=${s.transferSyntaxUid}`, 'Content-Location': `${instanceUrl(serviceUrl(request), study.uid, instance.seriesUid, instance.uid)}/frames/${s.number}` },
+    body: () => s.open(),
+  }));
+  const body = multipartStream(boundary, parts);
+  body.on('error', (err) => request.log.error({ err }, 'WADO-RS frames failed while streaming'));
+  return reply.type(`multipart/related; type="${types[0]}"; boundary=${boundary}`).send(body);
+}
+
+async function locateInstance(fastify: FastifyInstance, request: FastifyRequest<{ Params: Params }>) {
+  const study = await findStudy(fastify.db, caller(request), request.params.study);
+  const series = await findSeries(fastify.db, study, request.params.series);
+  return { study, series, instance: await findInstance(fastify.db, study, series, request.params.instance) };
+}
+
+interface RenderOptions {
+  viewport?: { width?: number; height?: number };
+  /** The default thumbnail box shrinks large images but does not enlarge small ones. */
+  shrinkOnly: boolean;
+  window?: Window;
+  quality: number;
+}
+
+function renderOptions(request: FastifyRequest, thumbnail: boolean): RenderOptions {
+  // A repeated parameter counts once.
+  const query = Object.fromEntries(Object.entries((request.query ?? {}) as Record<string, unknown>).map(([k, v]) => [k, [v].flat()[0] as string | undefined]));
+  // viewport=width,height; either may be left empty ("128," keeps the aspect from the width).
+  const vp = query.viewport ? query.viewport.split(',').map((p) => (p.trim() === '' ? undefined : Number(p))) : undefined;
+  let viewport: RenderOptions['viewport'] = thumbnail ? { width: THUMBNAIL_SIZE, height: THUMBNAIL_SIZE } : undefined;
+  const shrinkOnly = thumbnail && !vp;
+  if (vp) {
+    const [width, height] = vp;
+    for (const v of [width, height]) {
+      if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > MAX_VIEWPORT)) throw new DicomWebError(400, `viewport sides are whole numbers from 1 to ${MAX_VIEWPORT}`);
+    }
+    if (width === undefined && height === undefined) throw new DicomWebError(400, 'viewport needs a width or a height');
+    viewport = { width, height };
+  }
+  // window=center,width[,function]: only the linear function is implemented.
+  const [center, width, fn] = (query.window ?? '').split(',').map((v) => v.trim());
+  let window: Window | undefined;
+  if (query.window) {
+    if (!center || !width || !Number.isFinite(Number(center)) || !(Number(width) > 0)) throw new DicomWebError(400, 'window is center,width[,function] with a positive width');
+    if (fn && !/^linear$/i.test(fn)) throw new DicomWebError(400, 'Only the LINEAR VOI LUT function is supported.');
+    window = { center: Number(center), width: Number(width) };
+  }
+  const quality = query.quality === undefined ? 85 : Number(query.quality);
+  if (!Number.isInteger(quality) || quality < 1 || quality > 100) throw new DicomWebError(400, 'quality is a whole number from 1 to 100');
+  return { viewport, shrinkOnly, window, quality };
+}
+
+/** image/png or image/jpeg from the Accept header; PNG unless JPEG comes first (or is stored). */
+function renderedType(request: FastifyRequest, storedJpeg: boolean): 'image/png' | 'image/jpeg' {
+  for (const r of parseAccept(request.headers.accept)) {
+    if (r.essence === 'image/png') return 'image/png';
+    if (r.essence === 'image/jpeg') return 'image/jpeg';
+    if (r.essence === 'image/*' || r.essence === '*/*') return storedJpeg ? 'image/jpeg' : 'image/png';
+  }
+  throw notAcceptable('Rendered images are available as image/png or image/jpeg.');
+}
+
+async function sendRendered(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, instance: InstanceRow & { metadata: DicomJson }, frame: number, thumbnail: boolean) {
+  const opts = renderOptions(request, thumbnail);
+  const pm = pixelModule(instance.metadata);
+  const ts = instance.transferSyntaxUid;
+  const storedJpeg = ts === JPEG_BASELINE;
+  const type = renderedType(request, storedJpeg);
+  const [source] = await frameSources(fastify.storage, instance, pm, [frame]);
+  // Instances never change: a rendered picture may be kept by the browser.
+  reply.header('Cache-Control', 'private, max-age=86400');
+  if (!NATIVE_SYNTAXES.has(ts)) {
+    // Compressed frames are not decoded here; a baseline JPEG already is a picture.
+    if (storedJpeg && type === 'image/jpeg') return reply.type('image/jpeg').send(await readFrame(source));
+    throw notAcceptable(
+      storedJpeg
+        ? 'This instance is stored as JPEG: it is rendered as image/jpeg only.'
+        : `Rendering pixel data stored as ${ts} is not supported; retrieve the frames (${frameMediaType(ts)}) instead.`,
+    );
+  }
+  let image = renderFrame(await readFrame(source), pm, opts.window);
+  const size = fitViewport(image.width, image.height, opts.viewport?.width, opts.viewport?.height);
+  if (!opts.shrinkOnly || size.width < image.width) image = resize(image, size.width, size.height);
+  const bytes = type === 'image/png' ? encodePng(image.width, image.height, image.channels, image.data) : encodeJpeg(image.width, image.height, image.channels, image.data, opts.quality);
+  return reply.type(type).send(bytes);
+}
+
+const uid = { $ref: 'common.json#/definitions/dicomUid' };
+
+export function registerWado(fastify: FastifyInstance) {
+  const config = { permission: 'image:view' };
+  const get = (url: string, params: Array<keyof Params>, handler: (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => Promise<unknown>) =>
+    fastify.get<{ Params: Params }>(url, {
+      config,
+      schema: {
+        tags: ['pacs'],
+        summary: `WADO-RS ${url}`,
+        params: {
+          type: 'object',
+          required: params,
+          properties: Object.fromEntries(params.map((p) => [p, p === 'frames' ? { type: 'string', pattern: '^[0-9]+(,[0-9]+)*$', maxLength: 4096 } : uid])),
+        },
+      },
+      handler,
+    });
+  const study = (request: FastifyRequest<{ Params: Params }>): Promise<StudyRef> => findStudy(fastify.db, caller(request), request.params.study);
+  const series = async (request: FastifyRequest<{ Params: Params }>): Promise<[StudyRef, SeriesRef]> => {
+    const s = await study(request);
+    return [s, await findSeries(fastify.db, s, request.params.series)];
+  };
+  const S = '/studies/:study';
+  const SE = `${S}/series/:series`;
+  const I = `${SE}/instances/:instance`;
+
+  get(S, ['study'], async (request, reply) => {
+    const s = await study(request);
+    return sendInstances(fastify, request, reply, await listInstances(fastify.db, s));
+  });
+  get(SE, ['study', 'series'], async (request, reply) => {
+    const [s, se] = await series(request);
+    return sendInstances(fastify, request, reply, await listInstances(fastify.db, s, { series: se }));
+  });
+  get(I, ['study', 'series', 'instance'], async (request, reply) => {
+    const { instance } = await locateInstance(fastify, request);
+    return sendInstances(fastify, request, reply, [instance]);
+  });
+
+  get(`${S}/metadata`, ['study'], async (request, reply) => {
+    const s = await study(request);
+    return sendMetadata(request, reply, s, await listInstances(fastify.db, s, { metadata: true }));
+  });
+  get(`${SE}/metadata`, ['study', 'series'], async (request, reply) => {
+    const [s, se] = await series(request);
+    return sendMetadata(request, reply, s, await listInstances(fastify.db, s, { series: se, metadata: true }));
+  });
+  get(`${I}/metadata`, ['study', 'series', 'instance'], async (request, reply) => {
+    const { study: s, instance } = await locateInstance(fastify, request);
+    return sendMetadata(request, reply, s, [instance]);
+  });
+
+  get(`${I}/frames/:frames`, ['study', 'series', 'instance', 'frames'], (request, reply) => sendFrames(fastify, request, reply));
+  // The BulkDataURI of a multi-frame's pixel data: every frame, in order.
+  get(`${I}/bulkdata/${TAG.PixelData}`, ['study', 'series', 'instance'], (request, reply) => sendFrames(fastify, request, reply, true));
+
+  get(`${I}/rendered`, ['study', 'series', 'instance'], async (request, reply) => {
+    const { instance } = await locateInstance(fastify, request);
+    return sendRendered(fastify, request, reply, instance, 1, false);
+  });
+  get(`${I}/frames/:frames/rendered`, ['study', 'series', 'instance', 'frames'], async (request, reply) => {
+    const { instance } = await locateInstance(fastify, request);
+    const frames = parseFrameList(request.params.frames, pixelModule(instance.metadata).frames);
+    if (frames.length !== 1) throw new DicomWebError(400, 'A rendered frame is one frame number.');
+    return sendRendered(fastify, request, reply, instance, frames[0], false);
+  });
+
+  // Thumbnails: what the exam list shows, from the middle image of the first series.
+  get(`${S}/thumbnail`, ['study'], async (request, reply) => {
+    const s = await study(request);
+    return sendRendered(fastify, request, reply, await representativeInstance(fastify.db, s), 1, true);
+  });
+  get(`${SE}/thumbnail`, ['study', 'series'], async (request, reply) => {
+    const [s, se] = await series(request);
+    return sendRendered(fastify, request, reply, await representativeInstance(fastify.db, s, se), 1, true);
+  });
+  get(`${I}/thumbnail`, ['study', 'series', 'instance'], async (request, reply) => {
+    const { instance } = await locateInstance(fastify, request);
+    return sendRendered(fastify, request, reply, instance, 1, true);
+  });
+}
