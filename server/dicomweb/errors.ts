@@ -1,15 +1,22 @@
 /**
- * Failures of DICOMweb requests that the error catalogue has no code for (406 Not
- * Acceptable, 415 Unsupported Media Type, 413, 501): the plugin's error handler sends
- * them with their HTTP status and a short English diagnostic, which is what DICOMweb
- * clients log. Catalogue failures (PACS100, PACS006, UAA*) stay AppErrors.
+ * Failures particular to DICOMweb (a bad query parameter, a representation we cannot
+ * produce, a part type we do not take) as catalogue errors: the HTTP status DICOMweb
+ * clients act on comes from the catalogue, the localized message says what is wrong
+ * for a person, and `detail` keeps the precise English diagnostic clients log.
  */
-export class DicomWebError extends Error {
-  constructor(
-    readonly httpStatus: number,
-    message: string,
-  ) {
-    super(message);
+import { AppError } from '../lib/errors';
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'PACS516', // a query parameter is malformed
+  404: 'PACS100', // the frame, image or study is not there
+  406: 'PACS517', // the representation asked for cannot be produced
+  415: 'PACS518', // the request body is not DICOM
+  500: 'PACS519', // the stored image contradicts its own header
+};
+
+export class DicomWebError extends AppError {
+  constructor(httpStatus: number, message: string) {
+    super(CODE_BY_STATUS[httpStatus] ?? 'PACS519', undefined, { detail: message });
   }
 }
 

@@ -7,13 +7,12 @@
  * a token in X-Auth-Token or `Authorization: Bearer`, and every route's
  * config.permission. Data scope is applied by each query (./resources.ts).
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/errors';
 import { hasPermission } from '../identity/access';
 import { resolveSession } from '../identity/sessions';
 import { sendError } from '../plugins/platform';
 import { tokenOf, type RouteAccess } from '../plugins/auth';
-import { DicomWebError } from './errors';
 import { registerQido } from './qido';
 import { registerStow } from './stow';
 import { registerWado } from './wado';
@@ -41,13 +40,6 @@ export default async function dicomweb(fastify: FastifyInstance) {
   });
 
   // DICOMweb statuses the catalogue has no code for; everything else goes to the platform's handler.
-  fastify.setErrorHandler((error: FastifyError | DicomWebError, request, reply) => {
-    if (error instanceof DicomWebError) {
-      return reply.code(error.httpStatus).type('application/json; charset=utf-8').send({ status: String(error.httpStatus), message: error.message });
-    }
-    throw error;
-  });
-
   fastify.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('UAA102')));
 
   registerQido(fastify);
