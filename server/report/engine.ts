@@ -1,0 +1,289 @@
+/**
+ * Runs the report workflow table (./workflow.ts): one `perform` for every action,
+ * in one transaction — the report row locked, the request key recorded, the right,
+ * version, exam state and report state checked, the reason validated, the content
+ * merged, the guards run, the effects and the new state written to report AND to
+ * exam.report_state / exam.sent_to_superior, the lock taken or released, the
+ * operation-log entry written to exam_log. `allowedActions` answers which actions a
+ * caller may take on a report now, from the same table. Touches report,
+ * report_lock, report_request, report_assignee (via effects), exam (the two copied
+ * columns) and exam_log.
+ */
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { FastifyError } from 'fastify';
+import type { Db, Queryable } from '../db';
+import type { AuthContext } from '../identity/sessions';
+import { hasPermission } from '../identity/access';
+import { scopeSql, type ScopeTarget } from '../identity/scope';
+import { AppError } from '../lib/errors';
+import { loadSchemas } from '../lib/schemas';
+import { validationFailure } from '../plugins/platform';
+import { inScope } from '../routes/exam';
+import { EFFECTS, GUARDS, type ActionContext, type ActionInput, type ReportContent, type ReportRow } from './guards';
+import { transitionFrom, WORKFLOW, type Action } from './workflow';
+
+export type { ActionInput, ReportContent, ReportRow };
+
+/**
+ * A report is seen by its exam's data scope, and by the hospital it was sent to
+ * (a superior hospital sees the reports sent to it). Condition fields are the exam's.
+ */
+export const REPORT_SCOPE: ScopeTarget = {
+  hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR (r.sent_to_superior AND r.superior_hospital_id = ANY(${p})))`,
+  fields: inScope.fields,
+};
+
+export const CONTENT_FIELDS = ['see', 'diagnosis', 'remark', 'positive', 'enableCrisisValue', 'crisisValue'] as const;
+
+/** The engine's view of one report: its exam's columns, the report's (or defaults while it has no row), the lock. */
+function reportSql(lock: boolean): string {
+  // Locking reads the report row itself (FOR UPDATE OF r cannot take the outer side of a join).
+  const r = lock ? 'JOIN report r ON r.id = e.id' : 'LEFT JOIN report r ON r.id = e.id';
+  return `SELECT e.id, e.hospital_id AS exam_hospital_id, o.name AS exam_hospital_name, e.exam_code, e.exam_state,
+            e.superior_hospital_id AS exam_superior_hospital_id, r.id IS NOT NULL AS stored,
+            coalesce(r.report_state, e.report_state) AS report_state, coalesce(r.version, 0) AS version,
+            r.see, r.diagnosis, r.remark, r.positive, coalesce(r.crisis, false) AS crisis, r.crisis_recorder, r.crisis_record_time,
+            r.crisis_description, r.writer_id, r.writer_name, r.first_trial_time, r.first_trial_hospital_name, r.reviewer_id,
+            r.reviewer_name, r.retrial_time, r.retrial_back_reason, r.recheck_doctor_id, r.recheck_doctor_name, r.recheck_time,
+            coalesce(r.sent_to_superior, e.sent_to_superior) AS sent_to_superior, r.superior_hospital_id, so.name AS superior_hospital_name,
+            r.superior_send_time, coalesce(r.print_state, 0) AS print_state, coalesce(r.print_number, 0) AS print_number,
+            coalesce(r.return_state, false) AS return_state, r.last_operator_name, r.last_operate_time,
+            l.holder_id AS lock_holder_id, l.holder_name AS lock_holder_name, l.expires_at AS lock_expires_at,
+            coalesce(l.expires_at > now(), false) AS lock_live,
+            coalesce((SELECT json_agg(json_build_object('userId', a.user_id, 'name', a.user_name) ORDER BY a.assigned_at, a.user_id)
+                        FROM report_assignee a WHERE a.report_id = e.id), '[]'::json) AS assignees
+       FROM exam e JOIN org o ON o.id = e.hospital_id
+       ${r}
+       LEFT JOIN report_lock l ON l.report_id = e.id
+       LEFT JOIN org so ON so.id = r.superior_hospital_id`;
+}
+
+/** The report of exam `id` within the caller's scope; REPORT004 when absent or out of scope (the two answer alike). */
+export async function loadReport(q: Queryable, id: number, me: AuthContext): Promise<ReportRow> {
+  const params: unknown[] = [id];
+  const { rows } = await q.query<ReportRow>(`${reportSql(false)} WHERE e.id = $1 AND ${scopeSql(me.scope, REPORT_SCOPE, params)}`, params);
+  if (!rows[0]) throw new AppError('REPORT004');
+  return rows[0];
+}
+
+/** Inside a transaction: the report row, made on the exam's first action, locked for the rest of it. */
+async function lockReport(q: Queryable, id: number, me: AuthContext): Promise<ReportRow> {
+  const params: unknown[] = [id];
+  const seen = (
+    await q.query<{ stored: boolean }>(
+      `SELECT r.id IS NOT NULL AS stored FROM exam e LEFT JOIN report r ON r.id = e.id WHERE e.id = $1 AND ${scopeSql(me.scope, REPORT_SCOPE, params)}`,
+      params,
+    )
+  ).rows[0];
+  if (!seen) throw new AppError('REPORT004');
+  if (!seen.stored) {
+    // The exam's columns are where a report without a row keeps its state (tests and older data may have set them).
+    await q.query(
+      `INSERT INTO report (id, report_state, sent_to_superior) SELECT id, report_state, sent_to_superior FROM exam WHERE id = $1
+       ON CONFLICT (id) DO NOTHING`,
+      [id],
+    );
+  }
+  const { rows } = await q.query<ReportRow>(`${reportSql(true)} WHERE e.id = $1 FOR UPDATE OF r`, [id]);
+  return rows[0];
+}
+
+export type Mode = 'own' | 'remote';
+
+/** A doctor of the hospital a report was sent to works on it as the remote centre; everyone else as its own data scope. */
+export function modeOf(report: ReportRow, me: AuthContext): Mode {
+  return report.sent_to_superior && report.superior_hospital_id !== null && me.hospitalId === report.superior_hospital_id ? 'remote' : 'own';
+}
+
+/** Whether the caller holds a right the action names for this report (own, remote, or as an assignee). */
+export function permitted(action: Action, report: ReportRow, me: AuthContext): boolean {
+  const keys = modeOf(report, me) === 'remote' ? (action.remotePermission ?? []) : action.permission;
+  if (keys.some((k) => hasPermission(me.permissions, k))) return true;
+  const assigned = report.assignees.some((a) => a.userId === me.userId);
+  return assigned && (action.assigneePermission ?? []).some((k) => hasPermission(me.permissions, k));
+}
+
+/** Whether the caller may take some action that carries content (writing, reviewing) from the report's state. */
+function mayWork(report: ReportRow, me: AuthContext): boolean {
+  return Object.values(WORKFLOW.actions).some((a) => a.content && transitionFrom(a, report.report_state) && permitted(a, report, me));
+}
+
+/**
+ * The actions the caller may take on the report now: in a state the action starts
+ * from, with the right, and passing every guard that does not depend on what the
+ * call will carry (a reason, content, a confirmation or a choice is asked for by the
+ * client's dialog; the server judges it when the action is sent).
+ */
+export function allowedActions(report: ReportRow, me: AuthContext): string[] {
+  if (!(WORKFLOW.examStates as number[]).includes(report.exam_state)) return [];
+  const ctx = { report, me, input: {}, set: {}, after: [], log: {}, now: new Date(), mayWork: mayWork(report, me) } as unknown as ActionContext;
+  return Object.entries(WORKFLOW.actions)
+    .filter(([, action]) => {
+      if (!transitionFrom(action, report.report_state) || !permitted(action, report, me)) return false;
+      try {
+        for (const g of action.guards ?? []) {
+          const guard = GUARDS[g];
+          if (!guard.input) guard.check(ctx);
+        }
+        return true;
+      } catch {
+        return false;
+      }
+    })
+    .map(([name]) => name);
+}
+
+// Reasons are checked against the common.json definition each action names (text200, text3000).
+const reasonAjv = new Ajv({ allErrors: false, strict: false, validateFormats: false });
+for (const s of loadSchemas()) reasonAjv.addSchema(s);
+const reasonValidators = new Map<string, ValidateFunction>();
+
+function checkReason(definition: string, reason: string | undefined): void {
+  if (reason === undefined || reason === '') throw new AppError('UAA421', { detailKey: 'validation.required', field: 'reason' }, { field: 'reason' });
+  let v = reasonValidators.get(definition);
+  if (!v) {
+    v = reasonAjv.compile({ $ref: `common.json#/definitions/${definition}` });
+    reasonValidators.set(definition, v);
+  }
+  if (!v(reason)) {
+    // The platform's own mapping of a schema failure to UAA421, so the reply reads as any other field's.
+    throw validationFailure({ validation: v.errors!.map((e) => ({ ...e, instancePath: '/reason' })), validationContext: 'body' } as unknown as FastifyError);
+  }
+}
+
+function invalid(field: string, detailKey: string): AppError {
+  return new AppError('UAA421', { detailKey, field }, { field });
+}
+
+/** Merges the call's content into the columns to write; notes what changed for the log. */
+function applyContent(ctx: ActionContext, content: ReportContent): void {
+  const { report, set } = ctx;
+  const changed: string[] = [];
+  const put = (column: string, field: string, value: unknown, stored: unknown) => {
+    set[column] = value;
+    if ((value ?? null) !== (stored ?? null)) changed.push(field);
+  };
+  if (content.see !== undefined) put('see', 'see', content.see, report.see);
+  if (content.diagnosis !== undefined) put('diagnosis', 'diagnosis', content.diagnosis, report.diagnosis);
+  if (content.remark !== undefined) put('remark', 'remark', content.remark, report.remark);
+  if (content.positive !== undefined) put('positive', 'positive', content.positive, report.positive);
+  const crisis = content.enableCrisisValue ?? report.crisis;
+  if (content.enableCrisisValue !== undefined) put('crisis', 'enableCrisisValue', content.enableCrisisValue, report.crisis);
+  if (content.crisisValue) {
+    const cv = content.crisisValue;
+    put('crisis_description', 'crisisValue', cv.description, report.crisis_description);
+    set.crisis_recorder = cv.recorder ?? null;
+    set.crisis_record_time = cv.recordTime ? new Date(cv.recordTime) : null;
+  }
+  // A critical value needs its description, given now or already stored (entities/report.json says so for a whole report).
+  if (crisis && !(set.crisis_description ?? report.crisis_description)) throw invalid('crisisValue', 'validation.required');
+  if (changed.length) ctx.log.content = changed.join(',');
+  // The critical value is reported (its own log entry) when it is turned on or its description changes.
+  if (crisis && (changed.includes('crisisValue') || (changed.includes('enableCrisisValue') && !report.crisis))) ctx.log.criticalValue = set.crisis_description ?? report.crisis_description;
+}
+
+const COLUMN = /^[a-z_][a-z0-9_]*$/;
+
+async function writeLog(q: Queryable, ctx: ActionContext, type: string, name: string, from: number, to: number, detail: Record<string, unknown>) {
+  await q.query('INSERT INTO exam_log (exam_id, hospital_id, action, user_id, user_name, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
+    ctx.report.id,
+    ctx.report.exam_hospital_id,
+    type,
+    ctx.me.userId,
+    ctx.me.name,
+    JSON.stringify({ examCode: ctx.report.exam_code, reportAction: name, reportFrom: from, reportTo: to, hospitalName: ctx.me.hospitalName, ...detail }),
+  ]);
+}
+
+export interface PerformResult {
+  /** The call repeated an Idempotency-Key already applied: nothing was done again. */
+  replayed: boolean;
+}
+
+/**
+ * Performs workflow action `name` on the report of exam `id` for the caller.
+ * `requestKey` (the Idempotency-Key header) makes a repeated call a no-op.
+ */
+export async function perform(db: Db, me: AuthContext, id: number, name: string, input: ActionInput, requestKey?: string): Promise<PerformResult> {
+  const action = Object.prototype.hasOwnProperty.call(WORKFLOW.actions, name) ? WORKFLOW.actions[name] : undefined;
+  if (!action) throw invalid('action', 'validation.enum');
+  return db.tx(async (q) => {
+    const report = await lockReport(q, id, me);
+    if (requestKey) {
+      const fresh = await q.query(
+        'INSERT INTO report_request (user_id, request_key, report_id, action) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1',
+        [me.userId, requestKey, id, name],
+      );
+      if (!fresh.rowCount) return { replayed: true };
+      // Keys only guard against repeats within a working day; old ones go a few at a time, skipping rows another call is deleting.
+      await q.query(
+        `DELETE FROM report_request WHERE (user_id, request_key) IN (
+           SELECT user_id, request_key FROM report_request WHERE created_at < now() - interval '1 day' LIMIT 100 FOR UPDATE SKIP LOCKED)`,
+      );
+    }
+    if (!permitted(action, report, me)) throw new AppError('UAA103');
+    if (!(WORKFLOW.examStates as number[]).includes(report.exam_state)) throw new AppError(WORKFLOW.examStateError);
+    const versioned = action.versioned !== false;
+    if (versioned) {
+      if (input.version === undefined) throw invalid('version', 'validation.required');
+      if (input.version !== report.version) throw new AppError('REPORT103');
+    }
+    const from = report.report_state;
+    const t = transitionFrom(action, from);
+    if (!t) throw new AppError(action.stateErrors?.[String(from)] ?? WORKFLOW.wrongState);
+    if (action.reason) checkReason(action.reason, input.reason);
+
+    const ctx: ActionContext = { q, me, report, input, now: new Date(), set: {}, after: [], log: {}, mayWork: mayWork(report, me) };
+    if (action.reason) ctx.log.reason = input.reason;
+    const content = input.content ?? {};
+    const sent = CONTENT_FIELDS.filter((f) => content[f] !== undefined);
+    if (sent.length && !action.content) throw invalid(sent[0], 'validation.additionalProperties');
+    if (action.content) applyContent(ctx, content);
+    for (const g of action.guards ?? []) await GUARDS[g].check(ctx);
+    for (const f of action.effects ?? []) await EFFECTS[f](ctx);
+
+    const to = t.to ?? from;
+    if (versioned) {
+      Object.assign(ctx.set, {
+        report_state: to,
+        version: report.version + 1,
+        last_operator_id: me.userId,
+        last_operator_name: me.name,
+        last_operate_time: ctx.now,
+        updated_at: ctx.now,
+      });
+    }
+    const columns = Object.keys(ctx.set);
+    if (columns.length) {
+      if (!columns.every((c) => COLUMN.test(c))) throw new Error(`bad column in ${columns.join(',')}`);
+      await q.query(`UPDATE report SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`, [id, ...Object.values(ctx.set)]);
+      // The exam list and the image rules read these two columns on the exam: always equal to the report's.
+      await q.query(
+        `UPDATE exam e SET report_state = r.report_state, sent_to_superior = r.sent_to_superior FROM report r
+          WHERE e.id = $1 AND r.id = e.id AND (e.report_state <> r.report_state OR e.sent_to_superior <> r.sent_to_superior)`,
+        [id],
+      );
+    }
+    for (const work of ctx.after) await work();
+
+    if (action.lock === 'take') {
+      await q.query(
+        `INSERT INTO report_lock (report_id, holder_id, holder_name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+         ON CONFLICT (report_id) DO UPDATE SET holder_id = excluded.holder_id, holder_name = excluded.holder_name, expires_at = excluded.expires_at,
+           taken_at = CASE WHEN report_lock.holder_id = excluded.holder_id THEN report_lock.taken_at ELSE now() END`,
+        [id, me.userId, me.name, WORKFLOW.lockSeconds],
+      );
+    } else if (action.lock === 'release') {
+      // The guards have made sure the lock is the caller's, lapsed, or (unlock) someone's the caller may undo.
+      await q.query('DELETE FROM report_lock WHERE report_id = $1', [id]);
+    }
+
+    const { criticalValue, ...detail } = ctx.log;
+    if (action.log) {
+      if (action.log === 'unlock') detail.lockedBy = report.lock_holder_name;
+      await writeLog(q, ctx, action.log, name, from, to, detail);
+    }
+    if (criticalValue) await writeLog(q, ctx, 'criticalValue', name, from, to, { content: criticalValue });
+    return { replayed: false };
+  });
+}

@@ -1,0 +1,298 @@
+/**
+ * The guards and effects the report workflow table (config/workflows/report.json)
+ * names. A guard refuses an action with a catalogue code; an effect says what the
+ * action writes beyond the new state. The engine (./engine.ts) runs them in the
+ * table's order inside the action's transaction; a name the table uses that is not
+ * here stops the server at start-up (./workflow.ts). Touches report_assignee and
+ * reads org, app_user, user_membership and role.
+ */
+import type { Queryable } from '../db';
+import type { AuthContext } from '../identity/sessions';
+import { AppError } from '../lib/errors';
+
+/** The report as the engine reads it (joined with its exam and lock), columns as stored. */
+export interface ReportRow {
+  id: number;
+  exam_hospital_id: number;
+  exam_hospital_name: string;
+  exam_code: string;
+  exam_state: number;
+  exam_superior_hospital_id: number | null;
+  /** A report row exists (else the values are the exam's and the defaults). */
+  stored: boolean;
+  report_state: number;
+  version: number;
+  see: string | null;
+  diagnosis: string | null;
+  remark: string | null;
+  positive: boolean | null;
+  crisis: boolean;
+  crisis_recorder: string | null;
+  crisis_record_time: Date | null;
+  crisis_description: string | null;
+  writer_id: number | null;
+  writer_name: string | null;
+  first_trial_time: Date | null;
+  first_trial_hospital_name: string | null;
+  reviewer_id: number | null;
+  reviewer_name: string | null;
+  retrial_time: Date | null;
+  retrial_back_reason: string | null;
+  recheck_doctor_id: number | null;
+  recheck_doctor_name: string | null;
+  recheck_time: Date | null;
+  sent_to_superior: boolean;
+  superior_hospital_id: number | null;
+  superior_hospital_name: string | null;
+  superior_send_time: Date | null;
+  print_state: number;
+  print_number: number;
+  return_state: boolean;
+  last_operator_name: string | null;
+  last_operate_time: Date | null;
+  lock_holder_id: number | null;
+  lock_holder_name: string | null;
+  lock_expires_at: Date | null;
+  lock_live: boolean;
+  assignees: Array<{ userId: number; name: string }>;
+}
+
+/** The report content an action may carry (entities/reportAction.json). */
+export interface ReportContent {
+  see?: string;
+  diagnosis?: string;
+  remark?: string;
+  positive?: boolean;
+  enableCrisisValue?: boolean;
+  crisisValue?: { recorder?: string; recordTime?: string; description: string };
+}
+
+export interface ActionInput {
+  version?: number;
+  reason?: string;
+  confirm?: boolean;
+  doctorIds?: number[];
+  hospitalId?: number;
+  content?: ReportContent;
+}
+
+export interface ActionContext {
+  q: Queryable;
+  me: AuthContext;
+  report: ReportRow;
+  input: ActionInput;
+  now: Date;
+  /** Columns of report the action writes (content, effects, then the engine's own). */
+  set: Record<string, unknown>;
+  /** Written after the report row (rows of other tables). */
+  after: Array<() => Promise<void>>;
+  /** Extra detail of the operation-log entry. */
+  log: Record<string, unknown>;
+  /** The higher-level hospital chosen (guard superiorHospital). */
+  target?: { id: number; name: string };
+  /** The doctors to assign (guard assigneesQualified). */
+  assignees?: Array<{ id: number; name: string }>;
+  /** The caller may take an action with content (write, review, recheck, modify) in the report's state: set by the engine from the table. */
+  mayWork: boolean;
+}
+
+/**
+ * A guard judges the report row as read (synchronously: the list of allowed actions
+ * runs it without a database), or, flagged `input`, what the call carries (reason,
+ * content, confirmation, choices; it may query): those are judged only when the
+ * action is sent.
+ */
+export type Guard = { input?: false; check(ctx: ActionContext): void } | { input: true; check(ctx: ActionContext): void | Promise<void> };
+
+export type Effect = (ctx: ActionContext) => void | Promise<void>;
+
+function invalid(field: string, detailKey = 'validation.invalid'): AppError {
+  return new AppError('UAA421', { detailKey, field }, { field });
+}
+
+const lockedByOther = (r: ReportRow, me: AuthContext) => r.lock_live && r.lock_holder_id !== me.userId;
+
+/** The report content after the call's changes: what contentComplete judges. */
+function merged(ctx: ActionContext, field: 'see' | 'diagnosis'): string | null {
+  const v = ctx.set[field];
+  return v === undefined ? ctx.report[field] : (v as string | null);
+}
+
+/** The right a doctor needs for the next step of a report in each state (assignment): write, review or recheck. */
+const WORK_RIGHT: Record<number, 'write' | 'verify' | 'recheck'> = { [-1]: 'write', 1: 'write', 3: 'write', 7: 'write', 8: 'write', 2: 'verify', 6: 'verify', 5: 'recheck' };
+
+export const GUARDS: Record<string, Guard> = {
+  /** Opening a report (its lock) is for who may work on it in its state: a writer's lock would only keep the reviewer out. */
+  mayWork: {
+    check({ mayWork }) {
+      if (!mayWork) throw new AppError('UAA103');
+    },
+  },
+  /** Someone else has it open (REPORT101 names them). */
+  notLockedByOthers: {
+    check({ report, me }) {
+      if (lockedByOther(report, me)) throw new AppError('REPORT101', { name: report.lock_holder_name }, { lockedBy: report.lock_holder_name });
+    },
+  },
+  /** The caller's own lock, live or lapsed but not taken over: renewing or releasing it. */
+  lockHeldByCaller: {
+    check({ report, me }) {
+      if (report.lock_holder_id === me.userId) return;
+      if (report.lock_live) throw new AppError('REPORT101', { name: report.lock_holder_name }, { lockedBy: report.lock_holder_name });
+      // Unlocked by someone with the right, or lapsed and taken by another meanwhile.
+      throw new AppError('REPORT508');
+    },
+  },
+  /** There is a live lock to undo (someone else's, or the caller's own). */
+  locked: {
+    check({ report }) {
+      if (!report.lock_live) throw new AppError('REPORT102');
+    },
+  },
+  /** A report sent to a higher-level hospital is worked on there: others (the sending hospital included) wait for it to come back. */
+  notSentAway: {
+    check({ report, me }) {
+      if (report.sent_to_superior && me.hospitalId !== report.superior_hospital_id) throw new AppError('REPORT007');
+    },
+  },
+  /** Withdrawn by the primary hospital: the superior hospital may no longer submit it (REPORT010). */
+  notWithdrawnFromCaller: {
+    check({ report, me }) {
+      if (report.report_state === 8 && me.hospitalId !== report.exam_hospital_id) throw new AppError('REPORT010');
+    },
+  },
+  /** Only the exam's own hospital sends upward or takes back. */
+  callerAtExamHospital: {
+    check({ report, me }) {
+      if (me.hospitalId !== report.exam_hospital_id) throw new AppError('REPORT007');
+    },
+  },
+  sentToSuperior: {
+    check({ report }) {
+      if (!report.sent_to_superior) throw new AppError('REPORT008');
+    },
+  },
+  notSentToSuperior: {
+    check({ report }) {
+      if (report.sent_to_superior) throw new AppError('REPORT102');
+    },
+  },
+  /** Submit-to-write needs a report nobody has written in (spec section 5). */
+  unedited: {
+    check({ report }) {
+      if (report.see || report.diagnosis) throw new AppError('REPORT102');
+    },
+  },
+  /** Findings and diagnosis are required to submit or pass (spec section 5), after the call's own changes. */
+  contentComplete: {
+    input: true,
+    check(ctx) {
+      for (const field of ['see', 'diagnosis'] as const) if (!merged(ctx, field)) throw invalid(field, 'validation.required');
+    },
+  },
+  /** Recalling a printed report needs the extra confirmation (REPORT011 asks for it). */
+  printedNeedsConfirm: {
+    input: true,
+    check({ report, input }) {
+      if (report.print_state === 1 && input.confirm !== true) throw new AppError('REPORT011');
+    },
+  },
+  notReturnedToCollector: {
+    check({ report }) {
+      if (report.return_state) throw new AppError('REPORT102');
+    },
+  },
+  /**
+   * The higher-level hospital to send to: the one chosen (hospitalId), else the exam's
+   * registered superior, else the only one above the exam's hospital. Several and no
+   * choice: the choice is asked for (UAA421 hospitalId).
+   */
+  superiorHospital: {
+    input: true,
+    async check(ctx) {
+      const { rows } = await ctx.q.query<{ id: number; name: string }>(
+        `WITH RECURSIVE up AS (
+           SELECT parent_id AS id FROM org WHERE id = $1
+           UNION SELECT o.parent_id FROM org o JOIN up ON o.id = up.id WHERE o.parent_id IS NOT NULL)
+         SELECT o.id, o.name FROM org o WHERE o.id IN (SELECT id FROM up) OR o.id = $2 ORDER BY o.id`,
+        [ctx.report.exam_hospital_id, ctx.report.exam_superior_hospital_id],
+      );
+      const chosen = ctx.input.hospitalId ?? ctx.report.exam_superior_hospital_id ?? (rows.length === 1 ? rows[0].id : undefined);
+      if (chosen === undefined) throw invalid('hospitalId', rows.length ? 'validation.required' : 'validation.invalid');
+      const target = rows.find((r) => r.id === chosen);
+      if (!target || target.id === ctx.report.exam_hospital_id) throw invalid('hospitalId');
+      ctx.target = target;
+    },
+  },
+  /**
+   * Every doctor to assign is active and may take the report's next step: a member of
+   * the exam's hospital (or of the superior it was sent to, or with the exam's hospital
+   * in their role's regional authorization) whose role grants write, verify or recheck
+   * as the state needs, in the report, myReport or remote module.
+   */
+  assigneesQualified: {
+    input: true,
+    async check(ctx) {
+      const ids = ctx.input.doctorIds;
+      if (!ids?.length) throw invalid('doctorIds', 'validation.required');
+      const right = WORK_RIGHT[ctx.report.report_state];
+      const hospitals = [ctx.report.exam_hospital_id, ...(ctx.report.sent_to_superior && ctx.report.superior_hospital_id ? [ctx.report.superior_hospital_id] : [])];
+      const { rows } = await ctx.q.query<{ id: number; name: string }>(
+        `SELECT DISTINCT u.id, u.name FROM app_user u
+           JOIN user_membership m ON m.user_id = u.id
+           JOIN role ro ON ro.id = m.role_id
+          WHERE u.id = ANY($1::int[]) AND u.status = 1
+            AND (m.hospital_id = ANY($2::int[]) OR ro.region_org_ids @> to_jsonb($3::int))
+            AND (ro.permissions -> 'report' ? $4 OR ro.permissions -> 'myReport' ? $4 OR ro.permissions -> 'remote' ? $4)`,
+        [ids, hospitals, ctx.report.exam_hospital_id, right],
+      );
+      if (!right || rows.length !== ids.length) throw invalid('doctorIds');
+      ctx.assignees = ids.map((id) => rows.find((r) => r.id === id)!);
+    },
+  },
+};
+
+export const EFFECTS: Record<string, Effect> = {
+  /** The submitter signs as the writer (the final signature is the actual operator). */
+  signWriter(ctx) {
+    Object.assign(ctx.set, {
+      writer_id: ctx.me.userId,
+      writer_name: ctx.me.name,
+      first_trial_time: ctx.now,
+      first_trial_hospital_id: ctx.me.hospitalId,
+      first_trial_hospital_name: ctx.me.hospitalName,
+    });
+  },
+  signReviewer(ctx) {
+    Object.assign(ctx.set, { reviewer_id: ctx.me.userId, reviewer_name: ctx.me.name, retrial_time: ctx.now, retrial_back_reason: null });
+  },
+  signRechecker(ctx) {
+    Object.assign(ctx.set, { recheck_doctor_id: ctx.me.userId, recheck_doctor_name: ctx.me.name, recheck_time: ctx.now });
+  },
+  rejectReason(ctx) {
+    ctx.set.retrial_back_reason = ctx.input.reason;
+  },
+  sendToSuperior(ctx) {
+    Object.assign(ctx.set, { sent_to_superior: true, superior_hospital_id: ctx.target!.id, superior_send_time: ctx.now });
+    ctx.log.superiorHospitalName = ctx.target!.name;
+  },
+  /** Back in the exam's own hospital (withdrawn, or returned to be fixed): images may change again. */
+  clearSuperior(ctx) {
+    ctx.set.sent_to_superior = false;
+  },
+  assign(ctx) {
+    const doctors = ctx.assignees!;
+    ctx.log.doctors = doctors.map((d) => d.name);
+    ctx.after.push(async () => {
+      await ctx.q.query('DELETE FROM report_assignee WHERE report_id = $1', [ctx.report.id]);
+      await ctx.q.query(
+        `INSERT INTO report_assignee (report_id, user_id, user_name, assigned_by)
+         SELECT $1, d.id, d.name, $4 FROM unnest($2::int[], $3::text[]) AS d(id, name)`,
+        [ctx.report.id, doctors.map((d) => d.id), doctors.map((d) => d.name), ctx.me.userId],
+      );
+    });
+  },
+  returnToCollector(ctx) {
+    ctx.set.return_state = true;
+  },
+};

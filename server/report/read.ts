@@ -1,0 +1,213 @@
+/**
+ * What the report calls answer: a report as entities/report.json names its fields
+ * (with its exam's header and the actions the caller may take), the work lists
+ * (to write, to review, to print, mine, all) over the exam list's rows, and an
+ * exam's operation record as entities/reportOperationLog.json. Reads only: exam,
+ * org, report, report_lock, report_assignee, exam_log.
+ */
+import type { Queryable } from '../db';
+import type { AuthContext } from '../identity/sessions';
+import type { ListSpec } from '../lib/list';
+import { dropNulls } from '../lib/resource';
+import reportOperationType from '../../schemas/codes/reportOperationType.json';
+import { allowedActions, modeOf, REPORT_SCOPE, type ReportRow } from './engine';
+import { WORKFLOW } from './workflow';
+
+/** The report of `row` as the API sends it (entities/report.json fields), with what the caller may do. */
+export function reportView(row: ReportRow, me: AuthContext): Record<string, unknown> {
+  const live = row.lock_live;
+  return dropNulls({
+    id: row.id,
+    examId: row.id,
+    reportState: row.report_state,
+    version: row.version,
+    see: row.see,
+    diagnosis: row.diagnosis,
+    remark: row.remark,
+    positive: row.positive,
+    enableCrisisValue: row.crisis,
+    crisisValue: row.crisis_description
+      ? dropNulls({ recorder: row.crisis_recorder, recordTime: row.crisis_record_time, description: row.crisis_description })
+      : null,
+    firstTrialDoctorName: row.writer_name,
+    firstTrialTime: row.first_trial_time,
+    firstTrialHospitalName: row.first_trial_hospital_name,
+    retrialDoctorName: row.reviewer_name,
+    retrialTime: row.retrial_time,
+    retrialBackReason: row.retrial_back_reason,
+    recheckDoctorName: row.recheck_doctor_name,
+    recheckTime: row.recheck_time,
+    assignees: row.assignees,
+    reportAssignState: row.assignees.length > 0,
+    lockState: live,
+    lockedByName: live ? row.lock_holder_name : null,
+    lockedById: live ? row.lock_holder_id : null,
+    lockExpiresAt: live ? row.lock_expires_at : null,
+    printNumber: row.print_number,
+    reportPrintState: row.print_state,
+    returnState: row.return_state,
+    lastOperatorName: row.last_operator_name,
+    lastOperateTime: row.last_operate_time,
+    sentToSuperior: row.sent_to_superior,
+    superiorHospitalId: row.sent_to_superior ? row.superior_hospital_id : null,
+    superiorHospitalName: row.sent_to_superior ? row.superior_hospital_name : null,
+    superiorSendTime: row.superior_send_time,
+    // Not report fields: how the caller works on it (own or remote centre), whether the lock is theirs, and what they may do.
+    mode: modeOf(row, me),
+    lockMine: live && row.lock_holder_id === me.userId,
+    actions: allowedActions(row, me),
+  });
+}
+
+/** The exam's header on the report page (the applicant form reads the exam's own detail call). */
+export async function examHeader(q: Queryable, id: number): Promise<Record<string, unknown>> {
+  const { rows } = await q.query<Record<string, unknown>>(
+    `SELECT e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode", e.patient_id AS "patientId",
+            e.his_patient_name AS "hisPatientName", e.sex, e.age, e.age_unit AS "ageUnit", e.patient_source AS "patientSource",
+            e.modality, e.device_name AS "deviceName", e.item_names AS "itemNames", e.exam_time AS "examTime", e.exam_state AS "examState",
+            e.study_uid AS "studyUID", e.image_status AS "imageStatus", e.his_dept_name AS "hisDeptName", e.clinical_diagnosis AS "clinicalDiagnosis"
+       FROM exam e JOIN org o ON o.id = e.hospital_id WHERE e.id = $1`,
+    [id],
+  );
+  return dropNulls(rows[0] ?? {});
+}
+
+export const LIST_FROM = `exam e JOIN org o ON o.id = e.hospital_id
+  LEFT JOIN report r ON r.id = e.id
+  LEFT JOIN report_lock l ON l.report_id = e.id AND l.expires_at > now()
+  LEFT JOIN org so ON so.id = r.superior_hospital_id`;
+
+const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode",
+  e.patient_id AS "patientId", e.his_patient_name AS "hisPatientName", e.sex, e.age, e.age_unit AS "ageUnit",
+  e.patient_source AS "patientSource", e.modality, e.device_name AS "deviceName", e.item_names AS "itemNames",
+  e.his_dept_name AS "hisDeptName", e.exam_time AS "examTime", e.created_at AS "createdAt", e.image_status AS "imageStatus",
+  e.report_state AS "reportState", coalesce(r.version, 0) AS version, r.writer_name AS "firstTrialDoctorName",
+  r.first_trial_time AS "firstTrialTime", r.reviewer_name AS "retrialDoctorName", r.retrial_time AS "retrialTime",
+  r.retrial_back_reason AS "retrialBackReason", l.report_id IS NOT NULL AS "lockState", l.holder_name AS "lockedByName",
+  coalesce(r.print_state, 0) AS "reportPrintState", coalesce(r.print_number, 0) AS "printNumber",
+  coalesce(r.return_state, false) AS "returnState",
+  EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id) AS "reportAssignState",
+  e.sent_to_superior AS "sentToSuperior", CASE WHEN e.sent_to_superior THEN so.name END AS "superiorHospitalName",
+  r.positive, coalesce(r.crisis, false) AS "enableCrisisValue", r.last_operator_name AS "lastOperatorName",
+  r.last_operate_time AS "lastOperateTime"`;
+
+/** Sortable and filterable fields: the exam list's, and the report's own. */
+const COLUMNS: Record<string, string> = {
+  id: 'e.id',
+  hospitalId: 'e.hospital_id',
+  examCode: 'e.exam_code',
+  patientId: 'e.patient_id',
+  hisPatientName: 'e.his_patient_name',
+  sex: 'e.sex',
+  patientSource: 'e.patient_source',
+  modality: 'e.modality',
+  examTime: 'e.exam_time',
+  createdAt: 'e.created_at',
+  reportState: 'e.report_state',
+  sentToSuperior: 'e.sent_to_superior',
+  firstTrialDoctorName: 'r.writer_name',
+  firstTrialTime: 'r.first_trial_time',
+  retrialDoctorName: 'r.reviewer_name',
+  retrialTime: 'r.retrial_time',
+  reportPrintState: 'coalesce(r.print_state, 0)',
+  returnState: 'coalesce(r.return_state, false)',
+  enableCrisisValue: 'coalesce(r.crisis, false)',
+  lastOperateTime: 'r.last_operate_time',
+};
+
+export type ListKind = 'write' | 'review' | 'print' | 'mine' | 'all';
+export type Model = 'report' | 'remote';
+
+/** Which list, which rights: the list's own module (report, or remote for the remote centre) must grant one of them. */
+export const LIST_RIGHTS: Record<ListKind, { module: 'report' | 'myReport'; rights: string[]; summary: string }> = {
+  write: { module: 'report', rights: ['write'], summary: 'Reports to write: examined exams whose report is unwritten, a draft, rejected, returned or withdrawn' },
+  review: { module: 'report', rights: ['verify', 'recheck'], summary: 'Reports to review: pending review, pending recheck, recheck rejected' },
+  print: { module: 'report', rights: ['print'], summary: 'Reports to print: approved' },
+  mine: { module: 'myReport', rights: ['view'], summary: 'My reports: assigned to me, written, reviewed or rechecked by me' },
+  all: { module: 'report', rights: ['view'], summary: 'All reports in the data scope (and those sent to my hospital)' },
+};
+
+const states = (list: number[]) => list.map(Number).join(', ');
+
+/**
+ * The list query of one kind for the caller. Work lists of the report model leave out
+ * what went to a superior hospital (that hospital's remote centre has it); of the
+ * remote model they hold only what was sent to the caller's hospitals.
+ */
+export function listSpec(kind: ListKind, model: Model | undefined, me: AuthContext): ListSpec {
+  const where: string[] = [];
+  if (kind === 'write') where.push(`e.exam_state = 2 AND NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.write)})`);
+  if (kind === 'review') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.review)})`);
+  if (kind === 'print') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.print)})`);
+  // All reports: the examined exams, and any exam a report was started for.
+  if (kind === 'all') where.push('NOT e.hidden AND (e.exam_state = 2 OR r.id IS NOT NULL)');
+  if (kind === 'mine') {
+    // The caller's id comes from the session (an integer), not from the request.
+    const uid = Number(me.userId);
+    where.push(`NOT e.hidden AND (EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid})
+      OR r.writer_id = ${uid} OR r.reviewer_id = ${uid} OR r.recheck_doctor_id = ${uid})`);
+  }
+  const effective = model ?? (kind === 'mine' || kind === 'all' ? undefined : 'report');
+  if (effective === 'report') where.push('NOT e.sent_to_superior');
+  if (effective === 'remote') {
+    where.push('e.sent_to_superior');
+    if (!me.scope.all) where.push(`r.superior_hospital_id IN (${me.scope.hospitalIds.map(Number).join(', ') || 'NULL'})`);
+  }
+  return {
+    from: LIST_FROM,
+    select: LIST_SELECT,
+    columns: COLUMNS,
+    filters: {
+      hospitalId: 'id',
+      examCode: 'like',
+      patientId: 'eq',
+      hisPatientName: 'like',
+      sex: 'eq',
+      patientSource: 'eq',
+      modality: 'eq',
+      examTime: 'range',
+      createdAt: 'range',
+      reportState: 'in',
+      sentToSuperior: 'eq',
+      firstTrialDoctorName: 'like',
+      retrialDoctorName: 'like',
+      reportPrintState: 'eq',
+      returnState: 'eq',
+      enableCrisisValue: 'eq',
+    },
+    defaultSort: 'e.created_at DESC, e.id DESC',
+    scope: REPORT_SCOPE,
+    where: where.join(' AND '),
+  };
+}
+
+const LOG_TYPES = new Set<string>(reportOperationType.enum);
+
+/** An exam's operation record (exam_log, the entries of the spec's operation types), newest first. */
+export async function operationRecord(q: Queryable, id: number): Promise<Array<Record<string, unknown>>> {
+  const { rows } = await q.query<{ id: number; action: string; user_id: number | null; user_name: string | null; created_at: Date; detail: Record<string, unknown>; stored: boolean }>(
+    `SELECT g.id, g.action, g.user_id, g.user_name, g.created_at, g.detail, EXISTS (SELECT 1 FROM report r WHERE r.id = g.exam_id) AS stored
+       FROM exam_log g WHERE g.exam_id = $1 ORDER BY g.created_at DESC, g.id DESC`,
+    [id],
+  );
+  return rows
+    .filter((r) => LOG_TYPES.has(r.action))
+    .map((r) =>
+      dropNulls({
+        id: r.id,
+        examId: id,
+        reportId: r.stored ? id : null,
+        type: r.action,
+        action: (r.detail.reportAction as string | undefined) ?? null,
+        fromState: (r.detail.reportFrom as number | undefined) ?? null,
+        toState: (r.detail.reportTo as number | undefined) ?? null,
+        operatorId: r.user_id,
+        // A modality (matching on arrival) is logged without a user: its AE title stands as the operator.
+        operatorName: r.user_name ?? '-',
+        hospitalName: (r.detail.hospitalName as string | undefined) ?? null,
+        reason: (r.detail.reason as string | undefined) ?? null,
+        content: typeof r.detail.content === 'string' ? r.detail.content : null,
+        operateTime: r.created_at,
+      }),
+    );
+}

@@ -1,0 +1,222 @@
+/**
+ * /api/report/v1: reports (issue #8). The workflow table and one route per declared
+ * action, all through the engine's one `perform` (server/report/engine.ts); a
+ * report's detail with the actions the caller may take, its lock state and
+ * operation record; batch unlock; the work lists; the notice counts. Templates are
+ * in ./reportTemplate.ts. A report is addressed by its exam's id (they share it).
+ *
+ *   GET  /report/workflow                     the state machine (session)
+ *   GET  /report/detail/:id                   report + exam header + allowed actions
+ *   GET  /report/lockState/:id                who holds the lock, until when
+ *   POST /report/<action>/:id                 each action of config/workflows/report.json
+ *   POST /report/batchUnlock                  {ids} → {unlocked, refused}
+ *   GET  /report/logs/:id                     the exam's operation record
+ *   POST /report/list/{write,review,print,mine,all}   paged lists ({model: report|remote})
+ *   GET  /notice?model=report|remote          {unwritten, firstTrial, retrialBack, reportReturn}
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AuthContext } from '../identity/sessions';
+import { hasPermission } from '../identity/access';
+import { AppError, errorTextKey } from '../lib/errors';
+import { listBodySchema, runList, type ListBody } from '../lib/list';
+import { ok, replies } from '../lib/reply';
+import { dropNulls } from '../lib/resource';
+import { caller } from '../plugins/auth';
+import { t } from '../plugins/platform';
+import { CONTENT_FIELDS, loadReport, modeOf, perform, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
+import { noticeCounts } from '../report/notice';
+import { examHeader, LIST_RIGHTS, listSpec, operationRecord, reportView, type ListKind, type Model } from '../report/read';
+import { actionKeys, WORKFLOW } from '../report/workflow';
+import { rowMasker } from './gradeSafety';
+import reportTemplateRoutes from './reportTemplate';
+import type { ReportAction } from '../../src/types/generated/entities/reportAction';
+
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
+// Entities have relative "../common.json" references the response serializer cannot resolve: open objects here.
+const objectReply = replies({ type: 'object', additionalProperties: true });
+const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
+
+/** Viewing a report needs the view right of the module the caller works on it in (own: report, sent to the caller: remote; an assignee: myReport). */
+function assertSees(report: ReportRow, me: AuthContext, right: 'view' | 'operationRecord'): void {
+  const module = modeOf(report, me) === 'remote' ? 'remote' : 'report';
+  if (hasPermission(me.permissions, `${module}:${right}`)) return;
+  if (right === 'view' && report.assignees.some((a) => a.userId === me.userId) && hasPermission(me.permissions, 'myReport:view')) return;
+  throw new AppError('UAA103');
+}
+
+export default async function reportRoutes(fastify: FastifyInstance) {
+  await fastify.register(reportTemplateRoutes);
+
+  const detail = async (id: number, me: AuthContext) => {
+    const row = await loadReport(fastify.db, id, me);
+    assertSees(row, me, 'view');
+    const mask = await rowMasker(fastify.db, me);
+    return { ...reportView(row, me), exam: mask(await examHeader(fastify.db, id)) };
+  };
+
+  fastify.get(
+    '/report/workflow',
+    {
+      config: { session: true },
+      schema: { tags: ['report'], summary: 'The report state machine (config/workflows/report.json, schemas/reportWorkflow.json): states, actions, rights, guards, log types', response: objectReply },
+    },
+    async () => ok(WORKFLOW),
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    '/report/detail/:id',
+    {
+      config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' } },
+      schema: {
+        tags: ['report'],
+        summary: 'The report of exam :id (entities/report.json fields, version, lock), its exam header, and `actions`: what the caller may do now',
+        params: idParams,
+        response: objectReply,
+      },
+    },
+    async (request) => ok(await detail(request.params.id, caller(request))),
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    '/report/lockState/:id',
+    {
+      config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' } },
+      schema: { tags: ['report'], summary: 'Whether the report is locked, by whom, until when', params: idParams, response: objectReply },
+    },
+    async (request) => {
+      const me = caller(request);
+      const row = await loadReport(fastify.db, request.params.id, me);
+      assertSees(row, me, 'view');
+      const v = reportView(row, me);
+      return ok({ lockState: v.lockState, lockedByName: v.lockedByName, lockedById: v.lockedById, lockExpiresAt: v.lockExpiresAt, lockMine: v.lockMine, version: v.version });
+    },
+  );
+
+  // One route per declared action: the table is the only list of them.
+  for (const [name, action] of Object.entries(WORKFLOW.actions)) {
+    fastify.post<{ Params: { id: number }; Body: ReportAction; Headers: { 'idempotency-key'?: string } }>(
+      `/report/${name}/:id`,
+      {
+        config: { permission: actionKeys(action), scoped: { resource: 'report', param: 'id' } },
+        schema: {
+          tags: ['report'],
+          summary: `${action.description} (workflow action "${name}"; answers the report as detail does)`,
+          params: idParams,
+          headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 64 } } },
+          body: { $ref: 'entities/reportAction.json' },
+          response: objectReply,
+        },
+      },
+      async (request) => {
+        const me = caller(request);
+        const body = (request.body ?? {}) as ReportAction;
+        const content: ReportContent = {};
+        for (const f of CONTENT_FIELDS) if (body[f] !== undefined) (content as Record<string, unknown>)[f] = body[f];
+        const input: ActionInput = { version: body.version, reason: body.reason, confirm: body.confirm, doctorIds: body.doctorIds, hospitalId: body.hospitalId, content };
+        const { replayed } = await perform(fastify.db, me, request.params.id, name, input, request.headers['idempotency-key']);
+        return ok({ ...(await detail(request.params.id, me)), replayed });
+      },
+    );
+  }
+
+  fastify.post<{ Body: { ids: number[] } }>(
+    '/report/batchUnlock',
+    {
+      config: { permission: ['report:unlock', 'remote:unlock'] },
+      schema: {
+        tags: ['report'],
+        summary: 'Unlock several reports; each is judged alone (the workflow action "unlock"): {unlocked: ids, refused: [{id, status, message}]}',
+        body: {
+          type: 'object',
+          required: ['ids'],
+          properties: { ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
+          additionalProperties: false,
+        },
+        response: objectReply,
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const unlocked: number[] = [];
+      const refused: Array<{ id: number; status: string; message: string }> = [];
+      for (const id of request.body.ids) {
+        try {
+          await perform(fastify.db, me, id, 'unlock', {});
+          unlocked.push(id);
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          refused.push({ id, status: e.code, message: t(request, errorTextKey(e.code), e.params) });
+        }
+      }
+      return ok({ unlocked, refused });
+    },
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    '/report/logs/:id',
+    {
+      config: { permission: ['report:operationRecord', 'remote:operationRecord'], scoped: { resource: 'report', param: 'id' } },
+      schema: {
+        tags: ['report'],
+        summary: "The exam's operation record (entities/reportOperationLog.json entries, newest first): exam and report operations",
+        params: idParams,
+        // Entries are entities/reportOperationLog.json (tests validate them); see objectReply for why not a $ref.
+        response: replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } } } }),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const row = await loadReport(fastify.db, request.params.id, me);
+      assertSees(row, me, 'operationRecord');
+      return ok({ list: await operationRecord(fastify.db, request.params.id) });
+    },
+  );
+
+  for (const [kind, def] of Object.entries(LIST_RIGHTS) as Array<[ListKind, (typeof LIST_RIGHTS)[ListKind]]>) {
+    const keys = def.module === 'report' ? def.rights.flatMap((r) => [`report:${r}`, `remote:${r}`]) : def.rights.map((r) => `${def.module}:${r}`);
+    fastify.post<{ Body: ListBody & { model?: Model } }>(
+      `/report/list/${kind}`,
+      {
+        config: { permission: keys },
+        schema: {
+          tags: ['report'],
+          summary: `${def.summary} (paged, sorted, filtered, within the data scope; model remote: the remote centre's)`,
+          body: { ...listBodySchema, properties: { ...listBodySchema.properties, model: { type: 'string', enum: ['report', 'remote'] } } },
+          response: listReply,
+        },
+      },
+      async (request) => {
+        const me = caller(request);
+        const body = request.body ?? {};
+        const module = def.module === 'report' && body.model === 'remote' ? 'remote' : def.module;
+        if (!def.rights.some((r) => hasPermission(me.permissions, `${module}:${r}`))) throw new AppError('UAA103');
+        const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, body.model, me), body, me.scope);
+        const mask = await rowMasker(fastify.db, me);
+        return ok({ list: list.map((row) => mask(dropNulls(row))), total });
+      },
+    );
+  }
+
+  fastify.get<{ Querystring: { model: Model } }>(
+    '/notice',
+    {
+      config: { permission: ['report:view', 'remote:view'] },
+      schema: {
+        tags: ['report'],
+        summary: "Notice counts in the caller's scope: unwritten, firstTrial (to review), retrialBack (rejected to the writer), reportReturn (returned)",
+        querystring: { type: 'object', required: ['model'], properties: { model: { type: 'string', enum: ['report', 'remote'] } } },
+        response: replies({
+          type: 'object',
+          required: ['unwritten', 'firstTrial', 'retrialBack', 'reportReturn'],
+          properties: { unwritten: { type: 'integer' }, firstTrial: { type: 'integer' }, retrialBack: { type: 'integer' }, reportReturn: { type: 'integer' } },
+        }),
+      },
+    },
+    async (request) => {
+      const me = caller(request);
+      const { model } = request.query;
+      if (!hasPermission(me.permissions, `${model}:view`)) throw new AppError('UAA103');
+      return ok(await noticeCounts(fastify.db, model, me.scope));
+    },
+  );
+}
