@@ -12,6 +12,8 @@ export interface ServerConfig {
   databaseUrl?: string;
   dataDir: string;
   filesDir: string;
+  /** fsync stored files and their folders (FILE_SYNC; on with PostgreSQL, off with PGlite): see LocalFileStorage. */
+  fileSync: boolean;
   distDir: string;
   logLevel: string;
   logRequests: boolean;
@@ -67,6 +69,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
     filesDir: path.join(dataDir, 'files'),
+    // PGlite does not fsync its own log: a power cut loses its recent commits anyway, so
+    // fsyncing files buys nothing there. With PostgreSQL the index is durable; files follow.
+    fileSync: bool(env.FILE_SYNC, Boolean(env.DATABASE_URL)),
     distDir: path.resolve(env.DIST_DIR || path.join(root, 'dist')),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: bool(env.LOG_REQUESTS, false),

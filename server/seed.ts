@@ -11,8 +11,10 @@ import { DEMO_ORGS } from '../mock/region';
 import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDULE_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
+import { insertDemoReports } from './report/seed';
 import { syntheticSeries } from '../mock/dicom';
-import type { Archive } from './pacs/archive';
+import type { Archive, IngestResult } from './pacs/archive';
+import { linkStudy } from './pacs/matching';
 import { ageFromBirthDate, dayKey, formatExamCode, formatPatientId, pinyinName, REGION_TIME_ZONE } from './lib/examRules';
 import { allPermissions, MODULES, type PermissionMap } from './identity/access';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
@@ -51,6 +53,7 @@ export async function seedDemo(locked: Db): Promise<boolean> {
       }
     }
     await insertDemoExams(q, new Date());
+    await insertDemoReports(q);
     await q.query(
       `INSERT INTO app_meta (key, value) VALUES ('demo_seeded_at', to_jsonb(now()::text))
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
@@ -347,6 +350,20 @@ export async function seedDemoImages(db: Db, archive: Archive): Promise<void> {
       rows: 128,
       columns: 128,
     });
-    for (const inst of series.instances) await archive.storeBuffer(inst.bytes, { hospitalId: e.hospital_id, deviceId: e.device_id, sender: e.ae });
+    let stored: IngestResult | undefined;
+    for (const inst of series.instances) stored = await archive.storeBuffer(inst.bytes, { hospitalId: e.hospital_id, deviceId: e.device_id, sender: e.ae });
+    // The demo's reports were written on these images: link them even where the report
+    // is already past the point where a new link would be allowed.
+    if (!unmatched && stored && !stored.examId) {
+      await db.tx(async (q) => {
+        const exam = (
+          await q.query<{ id: number; hospital_id: number; exam_code: string; report_state: number; sent_to_superior: boolean }>(
+            'SELECT id, hospital_id, exam_code, report_state, sent_to_superior FROM exam WHERE hospital_id = $1 AND exam_code = $2',
+            [e.hospital_id, e.exam_code],
+          )
+        ).rows[0];
+        await linkStudy(q, stored!.studyId, series.studyUid, exam, 'accession', { userId: null, name: e.ae });
+      });
+    }
   }
 }

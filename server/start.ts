@@ -26,7 +26,7 @@ export async function preparePlatform(
     : openDb({ databaseUrl: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir });
   let db: Db | undefined;
   try {
-    const app = await buildApp({ db: opening, storage: new LocalFileStorage(config.filesDir), config, logger: options.logger });
+    const app = await buildApp({ db: opening, storage: new LocalFileStorage(config.filesDir, config.fileSync), config, logger: options.logger });
     if (options.beforeReady) await options.beforeReady(app);
     const ready = app.ready();
     db = await opening;

@@ -14,9 +14,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import * as dcmjs from 'dcmjs';
 import { constants, Dataset, Implementation, log as dimseLog, responses, Scp, type association, type requests } from 'dcmjs-dimse';
-import { InvalidDicomError } from '../pacs/archive';
+import { InvalidDicomError, SopInstanceMismatchError } from '../pacs/archive';
 import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION, part10Prefix } from '../pacs/dicomFile';
 import { MODALITY_WORKLIST_FIND, negotiate } from './negotiation';
 import { findWorklist, WorklistQueryError } from './worklist';
@@ -76,8 +75,6 @@ interface ListenerContext {
 const TIMEOUTS = { associationTimeout: 30_000, pduTimeout: 300_000, connectTimeout: 300_000 };
 /** Written data a C-STORE may have waiting for the disk before the socket is paused. */
 const SINK_BUFFER = 1 << 20;
-/** The first bytes of a received dataset read back to check its SOP Instance UID. */
-const HEAD_BYTES = 64 * 1024;
 
 /** IPv4 peers on a dual-stack socket appear as ::ffff:a.b.c.d. */
 export function normalizeAddress(address: string | undefined | null): string {
@@ -113,30 +110,6 @@ class StoreSink {
     // Smaller than the buffer, so dcmjs-dimse's first write never waits for 'drain'
     // (it awaits only there, and fragments written meanwhile would overtake it).
     this.stream.write(prefix);
-  }
-
-  /** The SOP Instance UID the dataset itself carries, when its first bytes tell. */
-  async datasetSopInstanceUid(): Promise<string | undefined> {
-    const handle = await fsp.open(this.path, 'r');
-    try {
-      const buffer = Buffer.alloc(this.prefix.length + HEAD_BYTES);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      const head = buffer.subarray(0, bytesRead);
-      try {
-        const parsed = dcmjs.data.DicomMessage.readFile(head.buffer.slice(head.byteOffset, head.byteOffset + head.length), {
-          ignoreErrors: false,
-          untilTag: '00080018',
-          includeUntilTagValue: true,
-        });
-        const value = parsed.dict['00080018']?.Value?.[0];
-        return typeof value === 'string' ? value.replace(/\0/g, '').trim() : undefined;
-      } catch {
-        // Not parseable this far: the archive's own check decides.
-        return undefined;
-      }
-    } finally {
-      await handle.close();
-    }
   }
 
   /** Drops an unfinished transfer. */
@@ -332,14 +305,13 @@ class Connection extends Scp {
       this.ctx.log.error({ err: writeError, callingAe: sender.aeTitle, sopInstanceUid: affected }, 'dicom store: writing the received data failed');
       return fail(STATUS.outOfResources, 'cannot write the received data');
     }
-    const inDataset = await sink.datasetSopInstanceUid();
-    if (inDataset && inDataset !== affected) return fail(STATUS.instanceMismatch, 'SOP Instance UID differs from the command');
     try {
-      await this.ctx.app.archive.storeFile(sink.path, { hospitalId: sender.hospitalId, deviceId: sender.deviceId, sender: sender.aeTitle });
+      await this.ctx.app.archive.storeFile(sink.path, { hospitalId: sender.hospitalId, deviceId: sender.deviceId, sender: sender.aeTitle, expectSopInstanceUid: affected });
       response.setStatus(STATUS.success);
       return response;
     } catch (e) {
       // storeFile has removed the temp file whatever happened.
+      if (e instanceof SopInstanceMismatchError) return fail(STATUS.instanceMismatch, e.message);
       if (e instanceof InvalidDicomError) {
         this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
         response.setStatus(STATUS.cannotUnderstand);

@@ -5,7 +5,7 @@
  * the archive's automatic match and the exam list's manual calls, so both obey the
  * same rules and write the same log.
  */
-import type { Queryable } from '../db';
+import type { Db, Queryable } from '../db';
 import { AppError } from '../lib/errors';
 import { REGION_TIME_ZONE } from '../lib/examRules';
 import { EXAM_STATE, writeLog, type LogActor } from '../routes/exam';
@@ -123,11 +123,18 @@ export async function unlinkStudy(q: Queryable, studyId: number, studyUid: strin
 /**
  * The automatic match of a study that has just arrived: links it when exactly one
  * exam qualifies and that exam's report still accepts images; otherwise it stays
- * unmatched for the exam list's manual match. Returns the exam linked.
+ * unmatched for the exam list's manual match. The candidates are read first (most
+ * studies find none or their one at once); the link is a transaction that rechecks
+ * the exam's report and that the study is still unmatched. Returns the exam linked.
  */
-export async function autoMatch(q: Queryable, studyId: number, keys: StudyKeys, actor: LogActor): Promise<number | undefined> {
-  const { kind, exams } = await candidateExams(q, keys);
+export async function autoMatch(db: Db, studyId: number, keys: StudyKeys, actor: LogActor): Promise<number | undefined> {
+  const { kind, exams } = await candidateExams(db, keys);
   if (exams.length !== 1 || imageChangeRefusal(exams[0], 'link')) return undefined;
-  await linkStudy(q, studyId, keys.studyUid, exams[0], kind, actor);
-  return exams[0].id;
+  return db.tx(async (q) => {
+    const exam = (await q.query<CandidateExam>(`SELECT ${CANDIDATE} FROM exam e WHERE e.id = $1 FOR UPDATE`, [exams[0].id])).rows[0];
+    const study = (await q.query<{ exam_id: number | null }>('SELECT exam_id FROM dicom_study WHERE id = $1 FOR UPDATE', [studyId])).rows[0];
+    if (!exam || !study || study.exam_id !== null || imageChangeRefusal(exam, 'link')) return study?.exam_id ?? undefined;
+    await linkStudy(q, studyId, keys.studyUid, exam, kind, actor);
+    return exam.id;
+  });
 }

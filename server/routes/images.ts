@@ -15,6 +15,7 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls, registerResource } from '../lib/resource';
 import { runList, type ListSpec } from '../lib/list';
 import { caller } from '../plugins/auth';
+import { dayKey } from '../lib/examRules';
 import { assertImageChange, candidateExams, linkStudy, refreshExamImages, unlinkStudy } from '../pacs/matching';
 import { examRow, writeLog } from './exam';
 import type { Study } from '../../src/types/generated/entities/study';
@@ -133,7 +134,14 @@ export async function studyRoutes(fastify: FastifyInstance) {
       // The list sends ISO dates [from, to); the filter wants one text parameter of DICOM dates.
       const filters = { ...(body.filters ?? {}) };
       if (Array.isArray(filters.studyDate)) {
-        const [from, to] = filters.studyDate.map((d) => String(d ?? '').slice(0, 10).replace(/-/g, ''));
+        // A plain date is the region's day already; an instant is turned into the region's day.
+        const day = (d: unknown) => {
+          const text = d === null || d === undefined ? '' : String(d);
+          if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text.replace(/-/g, '');
+          const at = new Date(text);
+          return text && !Number.isNaN(at.getTime()) ? dayKey(at) : '';
+        };
+        const [from, to] = filters.studyDate.map(day);
         filters.studyDate = `${from ?? ''}~${to ?? ''}`;
       }
       const { list, total } = await runList(q, studyList, { ...body, filters }, me.scope);

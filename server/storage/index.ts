@@ -49,7 +49,15 @@ async function syncDir(dir: string): Promise<void> {
 export class LocalFileStorage implements FileStorage {
   private readonly incoming: string;
 
-  constructor(private readonly root: string) {
+  /**
+   * `sync`: fsync each file and its folder before a write resolves, so an acknowledged
+   * file survives a power cut or a kernel crash. Without it, files survive the process
+   * dying (kill -9, a crash of the server) but not the machine (FILE_SYNC=off).
+   */
+  constructor(
+    private readonly root: string,
+    private readonly sync = true,
+  ) {
     fs.mkdirSync(root, { recursive: true });
     this.incoming = path.join(root, '.incoming');
     fs.mkdirSync(this.incoming, { recursive: true });
@@ -69,17 +77,31 @@ export class LocalFileStorage implements FileStorage {
   async putFile(key: string, tempPath: string): Promise<StoredFile> {
     if (path.dirname(path.resolve(tempPath)) !== this.incoming) throw new Error(`not a temp path of this storage: ${tempPath}`);
     const target = this.resolve(key);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
-    const handle = await fsp.open(tempPath, 'r+');
+    const dir = path.dirname(target);
+    // A series' instances share a folder: created once, not asked for each instance.
+    if (!this.knownDirs.has(dir)) {
+      await fsp.mkdir(dir, { recursive: true });
+      this.rememberDir(dir);
+    }
+    let size: number;
+    const handle = await fsp.open(tempPath, 'r');
     try {
-      await handle.sync();
+      if (this.sync) await handle.sync();
+      size = (await handle.stat()).size;
     } finally {
       await handle.close();
     }
     await fsp.rename(tempPath, target);
-    await syncDir(path.dirname(target));
-    const { size } = await fsp.stat(target);
+    if (this.sync) await syncDir(dir);
     return { key, size };
+  }
+
+  /** Folders known to exist (bounded: a long-running archive sees many studies). */
+  private readonly knownDirs = new Set<string>();
+
+  private rememberDir(dir: string): void {
+    if (this.knownDirs.size >= 10_000) this.knownDirs.clear();
+    this.knownDirs.add(dir);
   }
 
   private resolve(key: string): string {
@@ -97,12 +119,12 @@ export class LocalFileStorage implements FileStorage {
       try {
         if (Buffer.isBuffer(content)) await handle.writeFile(content);
         else for await (const chunk of content) await handle.write(chunk as Buffer);
-        await handle.sync();
+        if (this.sync) await handle.sync();
       } finally {
         await handle.close();
       }
       await fsp.rename(tmp, target);
-      await syncDir(path.dirname(target));
+      if (this.sync) await syncDir(path.dirname(target));
     } catch (e) {
       await fsp.rm(tmp, { force: true });
       throw e;

@@ -75,6 +75,9 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
     expect(list.body.data.total).toBe(1);
     expect(list.body.data.list[0]).toMatchObject({ id, studyUid: series.studyUid, matched: false, modality: 'CT', seriesCount: 1, instanceCount: 2, sourceAe: 'A_CT1' });
     expect((await call('POST', '/api/pacs/v1/study/list', tech, { filters: { patientName: '张三', studyDate: ['2026-11-20', '2026-11-21'], modality: 'CT', patientId: 'REC1' } })).body.data.total).toBe(1);
+    // An instant is the region's day: 2026-11-19T16:00Z is 2026-11-20 00:00 in Shanghai.
+    expect((await call('POST', '/api/pacs/v1/study/list', tech, { filters: { studyDate: ['2026-11-19T16:00:00.000Z', '2026-11-20T16:00:00.000Z'], patientId: 'REC1' } })).body.data.total).toBe(1);
+    expect((await call('POST', '/api/pacs/v1/study/list', tech, { filters: { studyDate: ['2026-11-20T16:00:00.000Z', null], patientId: 'REC1' } })).body.data.total).toBe(0);
     expect((await call('POST', '/api/pacs/v1/study/list', tech, { filters: { modality: 'MR', patientId: 'REC1' } })).body.data.total).toBe(0);
     expect((await call('POST', '/api/pacs/v1/study/list', techB, { filters: { patientId: 'REC1' } })).body.data.total).toBe(0);
     expect((await call('GET', `/api/pacs/v1/study/detail/${id}`, techB)).body.status).toBe('PACS100');

@@ -12,7 +12,7 @@ import ExcelJS from 'exceljs';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { chooseIn } from '../support/schemaPages';
+import { chooseIn, TABLE_LOADING } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const COLUMNS = ['label', 'labelCode', 'value', 'sort', 'status', 'remarks', 'parentValue'];
@@ -25,7 +25,7 @@ describe('data dictionaries in Chromium', () => {
 
   const toast = (text: string) => b.page.locator('.ant-message-notice').filter({ hasText: text }).first();
   const rows = () => b.page.locator('.ant-pro-table .ant-table-tbody tr.ant-table-row');
-  const tableSettled = () => b.page.locator('.ant-pro-table .ant-spin-spinning').waitFor({ state: 'detached' });
+  const tableSettled = () => b.page.locator(TABLE_LOADING).waitFor({ state: 'detached' });
   const modal = () => b.page.getByTestId('form-modal');
   const field = (name: string) => modal().getByTestId(`field-${name}`);
 

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { settled } from '../support/schemaPages';
+import { settled, TABLE_LOADING } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const userField = (name: string) => zh(`entity.user.field.${name}`);
@@ -22,7 +22,7 @@ class ListSettingsPage {
   constructor(private readonly page: Page) {}
   async settled() {
     await this.page.getByTestId('schema-table').waitFor();
-    await this.page.locator('.ant-pro-table .ant-spin-spinning').waitFor({ state: 'detached' });
+    await this.page.locator(TABLE_LOADING).waitFor({ state: 'detached' });
   }
   headers() {
     return this.page.locator('.ant-table-thead th');

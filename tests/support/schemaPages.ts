@@ -3,7 +3,11 @@
  * from a view and a view's list with its query bar, addressed by field name and the
  * data-testids the renderers set, so a test reads as what a user does.
  */
-import type { Locator, Page } from 'playwright-core';
+
+import type { Locator, Page, Response } from 'playwright-core';
+
+/** The loading mask of a list's table itself, not the spinners inside its cells. */
+export const TABLE_LOADING = '.ant-pro-table .ant-table-wrapper > .ant-spin-nested-loading > div > .ant-spin-spinning';
 
 /**
  * No visible dialog or dropdown motion under way, as far as can be told within a few
@@ -73,9 +77,9 @@ export class ResourceListPage {
     await this.page.getByTestId('resource-list').waitFor();
     await this.settled();
   }
-  /** Waits for the table's loading mask to go. */
+  /** Waits for the table's loading mask to go (its own: cells such as thumbnails have spinners of their own). */
   async settled() {
-    await this.page.locator('.ant-pro-table .ant-spin-spinning').waitFor({ state: 'detached' });
+    await this.page.locator(TABLE_LOADING).waitFor({ state: 'detached' });
   }
   /** Fills query-bar text fields (by field name) and runs the query. */
   async search(values: Record<string, string>) {
@@ -88,7 +92,22 @@ export class ResourceListPage {
       return Object.entries(values).every(([k, v]) => filters[k] === v);
     });
     await bar.locator('.ant-btn-primary').click();
-    await listed;
+    await this.showing(await listed);
+  }
+  /**
+   * Waits until the table shows the rows of this list answer, in its order: the answer
+   * arrives (the response event) before the page has read and rendered it, and the
+   * rows of the query before may still be on screen meanwhile.
+   */
+  async showing(answer: Response) {
+    const ids = (((await answer.json()) as { data?: { list?: Array<{ id?: unknown }> } }).data?.list ?? []).map((r) => String(r.id));
+    await this.page.waitForFunction(
+      (expected) => {
+        const rows = [...document.querySelectorAll('.ant-pro-table .ant-table-tbody tr.ant-table-row')].map((tr) => tr.getAttribute('data-row-key'));
+        return rows.length === expected.length && rows.every((k, i) => k === expected[i]);
+      },
+      ids,
+    );
     await this.settled();
   }
   rows(): Locator {
