@@ -39,6 +39,8 @@ export interface TableDecl {
   /** Check-constraint name → the field a violation names (UAA421). */
   checks?: Record<string, string>;
   inUse?: Array<{ table: string; column: string; code: string }>;
+  /** Fields the options call sends besides value and label (an exam item's price, for the registration total). */
+  optionFields?: string[];
 }
 
 export interface RegistryEntry {
@@ -75,6 +77,8 @@ export interface TablePlan {
   writable: FieldInfo[];
   column: (field: string) => string;
   select: string;
+  /** The options call's extra columns (decl.optionFields), as select does them. */
+  optionSelect: string;
   scope?: ScopeTarget;
   /** The list query's spec (columns, filters, default order), worked out once. */
   list: ListSpec;
@@ -88,7 +92,15 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const skipped = model.fields.filter((f) => !SCALARS.has(f.type)).map((f) => f.name);
   if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields only, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
-  for (const f of [decl.label, ...decl.order, decl.hospital, decl.tree, ...Object.keys(decl.dictionaries ?? {}), ...Object.values(decl.checks ?? {})]) {
+  for (const f of [
+    decl.label,
+    ...decl.order,
+    decl.hospital,
+    decl.tree,
+    ...Object.keys(decl.dictionaries ?? {}),
+    ...Object.values(decl.checks ?? {}),
+    ...(decl.optionFields ?? []),
+  ]) {
     if (f && !names.has(f)) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
   }
   if (!names.has('id')) throw new Error(`entities/${model.name}.json: a table resource needs an id`);
@@ -107,6 +119,10 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
     writable: fields.filter((f) => !f.readOnly),
     column,
     select: fields.map(selectOf).join(', '),
+    optionSelect: fields
+      .filter((f) => decl.optionFields?.includes(f.name))
+      .map((f) => `, ${selectOf(f)}`)
+      .join(''),
     scope: decl.hospital ? { hospitalColumn: column(decl.hospital) } : undefined,
   };
   return { ...plan, list: listSpec(plan) };
@@ -234,7 +250,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
         }
       }
       const { rows } = await q.query<{ value: number; label: string }>(
-        `SELECT t.id AS value, ${plan.column(decl.label)}::text AS label FROM ${table} t
+        `SELECT t.id AS value, ${plan.column(decl.label)}::text AS label${plan.optionSelect} FROM ${table} t
           WHERE ${where.join(' AND ')} ORDER BY ${plan.list.defaultSort}`,
         params,
       );

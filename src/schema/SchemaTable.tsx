@@ -2,8 +2,10 @@
  * A view's list: ProTable with columns and query bar from ./toColumns, server-side
  * paging, sorting and filtering through the resource API, and per-row detail / edit /
  * the view's row actions / delete (with confirmation) plus a create button, each shown
- * only when the permission map allows it. Opening a form is the caller's (a route or
- * a modal).
+ * only when the permission map allows it (a row action may show a read-only list in a
+ * dialog, ./RowListDialog, pick a row of another list first, ./PickDialog, or open a
+ * bespoke dialog of ./dialogs, as a toolbar button may). Opening a form is the
+ * caller's (a route or a modal).
  *
  * The user's setting of the view (./useScreenSettings) is read before the table first
  * renders: the column-settings popover is controlled and saved to the server (debounced),
@@ -24,6 +26,10 @@ import { resourceApi, type Entity } from './resource';
 import { rowActionAllowed, rowActionTarget, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
 import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './toColumns';
 import { QueryOptionsDialog } from './QueryOptionsDialog';
+import { RowListDialog } from './RowListDialog';
+import { PickDialog } from './PickDialog';
+import { ActionDialog } from './dialogs';
+import { AuthImage } from './components/AuthImage';
 import { excelButtons } from './components/ExcelImport';
 import { exportButtons } from './components/ExportJob';
 import type { RowAction, Translate, View } from './types';
@@ -43,11 +49,20 @@ function rowName(row: Row): string {
   return v === undefined || v === null ? '' : String(v);
 }
 
-/** One of the view's row actions on one row: opens its screen, or asks first when the view says so, then calls and reloads. */
+/**
+ * One of the view's row actions on one row: opens its screen, shows its list, its
+ * pick or its bespoke dialog, or asks first when the view says so, then calls and
+ * reloads.
+ */
 function RowActionLink({ view, action, row, t, onDone }: { view: View; action: RowAction; row: Row; t: Translate; onDone: () => void }) {
   const { message } = App.useApp();
   const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
+  const [listing, setListing] = useState(false);
+  const closeDialog = (changed: boolean) => {
+    setListing(false);
+    if (changed) onDone();
+  };
   const run = async () => {
     if (busy) return;
     setBusy(true);
@@ -64,6 +79,26 @@ function RowActionLink({ view, action, row, t, onDone }: { view: View; action: R
   const testId = `row-action-${action.key}`;
   const label = t(rowActionTextKey(view, action));
   const target = rowActionTarget(action, row);
+  const { list, pick, dialog } = action;
+  if (pick || dialog)
+    return (
+      <>
+        <Typography.Link onClick={() => setListing(true)} data-testid={testId}>
+          {label}
+        </Typography.Link>
+        {listing && pick && <PickDialog view={view} action={{ ...action, pick }} row={row} onClose={closeDialog} />}
+        {listing && dialog && <ActionDialog view={view} actionKey={action.key} spec={dialog} row={row} onClose={closeDialog} />}
+      </>
+    );
+  if (list)
+    return (
+      <>
+        <Typography.Link onClick={() => setListing(true)} data-testid={testId}>
+          {label}
+        </Typography.Link>
+        {listing && <RowListDialog view={view} action={{ ...action, list }} row={row} onClose={() => setListing(false)} />}
+      </>
+    );
   if (target)
     return (
       <Typography.Link onClick={() => navigate(target)} data-testid={testId}>
@@ -116,11 +151,18 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const api = useMemo(() => resourceApi(view.resource), [view.resource]);
   const listRoute = findRoute(view.routes.list);
   const [queryDialog, setQueryDialog] = useState(false);
+  const [toolbarDialog, setToolbarDialog] = useState<string>();
+  const toolbarActions = (view.toolbarActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
   // The query bar as the user set it; columns, actions and permissions stay the view's.
   const queryView = useMemo(() => applyQuerySetting(view, setting?.query), [view, setting?.query]);
 
   const columns = useMemo<Column[]>(() => {
-    const cols = toColumns(queryView, { t, loadOptions: (source) => loadOptions(source, t) });
+    const cols = toColumns(queryView, {
+      t,
+      locale: language,
+      loadOptions: (source) => loadOptions(source, t),
+      renderImage: (path, alt) => <AuthImage path={path} alt={alt} />,
+    });
     const extra = (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
     if (!can.view && !can.edit && !can.remove && !extra.length) return cols;
     cols.push({
@@ -167,7 +209,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       ),
     });
     return cols;
-  }, [view, queryView, t, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef]);
+  }, [view, queryView, t, language, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef]);
 
   const hidden = useMemo(() => hiddenColumns(view), [view]);
   // The popover's reset goes back to the view's defaults, not to the stored setting.
@@ -232,6 +274,11 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
         toolBarRender={() => [
           ...excelButtons({ view, filters: () => lastFilters.current, onImported: () => actionRef.current?.reload() }),
           ...exportButtons({ view, filters: () => lastFilters.current }),
+          ...toolbarActions.map((a) => (
+            <Button key={`toolbar-${a.key}`} onClick={() => setToolbarDialog(a.key)} data-testid={`toolbar-action-${a.key}`}>
+              {t(rowActionTextKey(view, a))}
+            </Button>
+          )),
           ...(view.list.query?.length
             ? [
                 <Button key="queryOptions" icon={<FilterOutlined />} onClick={() => setQueryDialog(true)} data-testid="query-options">
@@ -248,6 +295,20 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
             : []),
         ]}
       />
+      {toolbarActions
+        .filter((a) => a.key === toolbarDialog)
+        .map((a) => (
+          <ActionDialog
+            key={a.key}
+            view={view}
+            actionKey={a.key}
+            spec={a.dialog}
+            onClose={(changed) => {
+              setToolbarDialog(undefined);
+              if (changed) actionRef.current?.reload();
+            }}
+          />
+        ))}
       {queryDialog && (
         <QueryOptionsDialog
           view={view}

@@ -51,6 +51,19 @@ export function toFilterRange(first: DayInput, last: DayInput): [string, string]
   return [a.toISOString(), addDays(b, 1).toISOString()];
 }
 
+/** YYYY-MM-DD of a local day. */
+export function dayText(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** The same days as toFilterRange for a date without a time (a DICOM study date): [first, the day after last) as YYYY-MM-DD. */
+export function toDayFilterRange(first: DayInput, last: DayInput): [string, string] {
+  const from = toDay(first);
+  const to = toDay(last);
+  const [a, b] = from <= to ? [from, to] : [to, from];
+  return [dayText(a), dayText(addDays(b, 1))];
+}
+
 export function quickRange(key: QuickRange, now: Date = new Date()): [string, string] {
   const [first, last] = quickRangeDays(key, now);
   return toFilterRange(first, last);

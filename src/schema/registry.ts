@@ -1,7 +1,7 @@
 /**
  * The one component registry for schema forms (Formily createSchemaField): the
  * @formily/antd-v5 controls and layouts, and ours (Section, Switch, DateTime,
- * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload), each already wrapped
+ * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload, Money, DicomText), each already wrapped
  * once with connect / mapProps / mapReadPretty so every detail view is read-pretty for
  * free. A name registered twice
  * throws (amis registerRenderer does the same): two controls under one name would
@@ -33,8 +33,11 @@ import { formScope } from './fillers';
 import { ImageUpload } from './components/ImageUpload';
 import { PermissionTree } from './components/PermissionTree';
 import { RemoteSelect } from './components/RemoteSelect';
+import { Money } from './components/Money';
+import { DicomText } from './components/DicomText';
 import { Section } from './components/Section';
 import { Switch } from './components/Switch';
+import { totalScope } from './totals';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type RegisteredComponent = ComponentType<any>;
@@ -79,6 +82,8 @@ const customControls: Record<string, RegisteredComponent> = {
   PermissionTree,
   ConditionEditor,
   ImageUpload,
+  Money,
+  DicomText,
 };
 
 export const components: Registry = defineRegistry(formilyControls, customControls);
@@ -112,4 +117,4 @@ registerValidateRules({
   },
 });
 
-export const SchemaField = createSchemaField({ components: components as Record<string, RegisteredComponent>, scope: formScope });
+export const SchemaField = createSchemaField({ components: components as Record<string, RegisteredComponent>, scope: { ...formScope, ...totalScope } });

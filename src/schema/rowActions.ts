@@ -1,16 +1,22 @@
 /**
  * A view's row actions (view.rowActions): which ones a row offers and the call each
- * makes. Whether one is offered is a pure function of the view, the row and the
- * permission map (session/access.ts `can`); the server still decides.
+ * makes (or the list it loads, or the row it picks first). Whether one is offered is a
+ * pure function of the view, the row and the permission map (session/access.ts `can`);
+ * the server still decides.
  */
-import { request as defaultRequest, type RequestFn } from '../services/request';
+import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
 import { can, type PermissionMap } from '../session/access';
 import { fillPath } from './pathTemplate';
-import type { RowAction, RowCondition, View } from './types';
+import type { ActionCall, RowAction, RowCondition, View } from './types';
 
-/** Does the map grant the action's right in the view's module? */
-export function rowActionAllowed(view: View, action: RowAction, map: PermissionMap | null | undefined): boolean {
-  return can(map, `${view.permission}:${action.permission}`);
+/** The permission key of an action's right: "module:action" as written, else an action of the view's module. */
+export function actionPermissionKey(view: Pick<View, 'permission'>, permission: string): string {
+  return permission.includes(':') ? permission : `${view.permission}:${permission}`;
+}
+
+/** Does the map grant the action's right (in the view's module, or the module it names)? */
+export function rowActionAllowed(view: View, action: Pick<RowAction, 'permission'>, map: PermissionMap | null | undefined): boolean {
+  return can(map, actionPermissionKey(view, action.permission));
 }
 
 function present(v: unknown): boolean {
@@ -24,19 +30,56 @@ export function rowConditionHolds(c: RowCondition, row: Record<string, unknown>)
   return present(v) === c.present;
 }
 
-/** The path template of an action: its API call's, or the screen it opens. */
-function pathOf(action: RowAction): string {
-  const path = action.call?.path ?? action.open?.path;
-  if (!path) throw new Error(`row action ${action.key}: neither call nor open`);
+/** The path template of an action: its API call's, the screen it opens, its list's or its pick's call; none for a dialog. */
+function pathOf(action: RowAction): string | undefined {
+  const path = action.call?.path ?? action.open?.path ?? action.list?.call.path ?? action.pick?.call.path;
+  if (!path && !action.dialog) throw new Error(`row action ${action.key}: neither call, open, list, pick nor dialog`);
   return path;
 }
 
-/** Does the row meet every condition of the action's visibleWhen, and has it the values the path needs? */
+const WHOLE_PLACEHOLDER = /^\{(picked\.)?([A-Za-z][A-Za-z0-9]*)\}$/;
+
+/**
+ * A body (or filters) from a template: a value "{field}" is the row's value as it is
+ * (an id stays a number), "{picked.field}" the picked row's, others as written;
+ * undefined while a value is missing. "{picked.…}" without a picked row is left out.
+ */
+export function fillBody(
+  template: Record<string, unknown> | undefined,
+  row: Record<string, unknown>,
+  picked?: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(template ?? {})) {
+    const m = typeof v === 'string' ? WHOLE_PLACEHOLDER.exec(v) : null;
+    if (m?.[1] && !picked) continue;
+    const value = !m ? v : (m[1] ? picked : row)?.[m[2]];
+    if (value === undefined || value === null || value === '') return undefined;
+    body[k] = value;
+  }
+  return body;
+}
+
+/** A list action's request body for the row (see fillBody); undefined while the row lacks a value. */
+export function rowListBody(action: RowAction, row: Record<string, unknown>): Record<string, unknown> | undefined {
+  return fillBody(action.list?.call.body, row);
+}
+
+/** A pick action's fixed filters of the list to pick from, for the row; undefined while the row lacks a value. */
+export function pickFilters(action: RowAction, row: Record<string, unknown>): Record<string, unknown> | undefined {
+  return fillBody(action.pick?.filters, row);
+}
+
+/** Does the row meet every condition of the action's visibleWhen, and has it the values the path (and a body or filters) need? */
 export function rowActionApplies(action: RowAction, row: Record<string, unknown>): boolean {
   const w = action.visibleWhen;
   const conditions = w === undefined ? [] : Array.isArray(w) ? w : [w];
   if (!conditions.every((c) => rowConditionHolds(c, row))) return false;
-  return fillPath(pathOf(action), row) !== undefined;
+  if (action.list && !rowListBody(action, row)) return false;
+  if (action.call?.body && !fillBody(action.call.body, row)) return false;
+  if (action.pick && (!pickFilters(action, row) || !fillBody(action.pick.call.body, row))) return false;
+  const path = pathOf(action);
+  return path === undefined || fillPath(path, row) !== undefined;
 }
 
 /** The screen an `open` action goes to for the row (query values URL-encoded), or undefined for a call or a row lacking a value. */
@@ -52,14 +95,41 @@ export function visibleRowActions(view: View, row: Record<string, unknown>, map:
 export type RowActionText = '' | 'Confirm' | 'Done';
 
 /** entity.<entity>.action.<key> (the link), …<key>Confirm (the question), …<key>Done (the success message). */
-export function rowActionTextKey(view: View, action: RowAction, which: RowActionText = ''): string {
+export function rowActionTextKey(view: View, action: Pick<RowAction, 'key'>, which: RowActionText = ''): string {
   return `entity.${view.entity}.action.${action.key}${which}`;
+}
+
+/** Makes a call for the row (and a picked row) through the request wrapper; a GET sends the body as its query. */
+function callFor(key: string, call: ActionCall, row: Record<string, unknown>, picked: Record<string, unknown> | undefined, req: RequestFn): Promise<unknown> {
+  const path = fillPath(call.path, row);
+  const body = fillBody(call.body, row, picked);
+  if (!path || !body) throw new Error(`row action ${key}: the row lacks a value for ${call.path}`);
+  if (!call.body) return req(path, { method: call.method });
+  return req(path, call.method === 'POST' ? { method: 'POST', body } : { method: 'GET', query: body as Record<string, QueryValue> });
 }
 
 /** Calls the action for the row through the one request wrapper (a refusal is shown there). */
 export async function runRowAction(action: RowAction, row: Record<string, unknown>, req: RequestFn = defaultRequest): Promise<unknown> {
-  if (!action.call) throw new Error(`row action ${action.key} opens a screen; it makes no call`);
-  const path = fillPath(action.call.path, row);
-  if (!path) throw new Error(`row action ${action.key}: the row lacks a value for ${action.call.path}`);
-  return req(path, { method: action.call.method });
+  if (!action.call) throw new Error(`row action ${action.key} opens a screen or shows a list; it makes no call`);
+  return callFor(action.key, action.call, row, undefined, req);
+}
+
+/** Calls a pick action for the row with the row chosen in its dialog. */
+export async function runPick(action: RowAction, row: Record<string, unknown>, picked: Record<string, unknown>, req: RequestFn = defaultRequest): Promise<unknown> {
+  if (!action.pick) throw new Error(`row action ${action.key} picks nothing`);
+  return callFor(action.key, action.pick.call, row, picked, req);
+}
+
+/** The rows of a list action for the row (the answer's `list`), through the one request wrapper. */
+export async function loadRowList(action: RowAction, row: Record<string, unknown>, req: RequestFn = defaultRequest): Promise<Array<Record<string, unknown>>> {
+  const list = action.list;
+  if (!list) throw new Error(`row action ${action.key} shows no list`);
+  const path = fillPath(list.call.path, row);
+  const body = rowListBody(action, row);
+  if (!path || !body) throw new Error(`row action ${action.key}: the row lacks a value for ${list.call.path}`);
+  const data = await req<{ list?: Array<Record<string, unknown>> }>(
+    path,
+    list.call.method === 'POST' ? { method: 'POST', body } : { method: 'GET', query: body as Record<string, QueryValue> },
+  );
+  return data?.list ?? [];
 }

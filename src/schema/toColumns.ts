@@ -10,11 +10,17 @@
  * - fields with view options load them (RemoteSelect's source) and show labels
  * - a view's suffixField shows another field's text after the value (age and unit);
  *   money shows a CNY amount
+ * - image shows the picture at the row's path through the injected renderImage (the
+ *   app's fetches it with the session's headers); dicom DA shows YYYY-MM-DD and is
+ *   searched by days, TM HH:MM:SS, PN the ideographic name with the alphabetic one after it
+ * - multiple lets a code-table query field take several values (the filter a list)
  */
 import type { ProColumns } from '@ant-design/pro-components';
 import dayjs from 'dayjs';
+import type { ReactNode } from 'react';
+import { dicomText } from '../utils/dicom';
 import { formatMoney } from '../utils/format';
-import { QUICK_RANGES, quickRangeDays, toFilterRange, type DayInput } from './dateRanges';
+import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type DayInput } from './dateRanges';
 import { entityModel, field as fieldOf, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
 import { fieldLabelKey } from './toFormily';
@@ -27,6 +33,10 @@ export interface ColumnsOptions {
   t: Translate;
   /** Options of a view's `options` source (RemoteSelect's loader in the app). */
   loadOptions?: (source: OptionSource) => Promise<Option[]>;
+  /** The language numbers are formatted in (money columns); zh-CN when absent. */
+  locale?: string;
+  /** The cell of an image column for a picture's path (src/schema/components/AuthImage in the app); none: the cell stays empty. */
+  renderImage?: (path: string, alt: string) => ReactNode;
 }
 
 /** Suffix of the search-only column that holds a date-time field's range picker. */
@@ -46,6 +56,12 @@ function textOf(view: View, name: string, row: Row, t: Translate): string {
 
 function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column> {
   const hint = view.fields?.[f.name];
+  if (hint?.image) {
+    const alt = opts.t(fieldLabelKey(view.entity, f.name));
+    return { valueType: 'text', width: 64, render: (_dom: unknown, row: Row) => (row[f.name] && opts.renderImage ? opts.renderImage(String(row[f.name]), alt) : null) };
+  }
+  const vr = hint?.dicom;
+  if (vr) return { valueType: 'text', renderText: (v: unknown) => dicomText(vr, v) };
   // A number with its unit in another field (age and ageUnit): one cell, "45 岁".
   const suffix = hint?.suffixField;
   if (suffix) {
@@ -55,7 +71,7 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
     };
   }
   // The cell is rendered here (a digit column would reformat the text); searching stays numeric.
-  if (hint?.money) return { valueType: 'digit', render: (_dom: unknown, row: Row) => formatMoney(row[f.name] as number) || '-' };
+  if (hint?.money) return { valueType: 'digit', render: (_dom: unknown, row: Row) => formatMoney(row[f.name] as number, opts.locale) || '-' };
   const source = hint?.options;
   if (source) {
     const load = opts.loadOptions;
@@ -69,7 +85,7 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
     };
   }
   const code = f.code ?? f.items?.code;
-  if (code) return { valueType: 'select', valueEnum: valueEnum(codeOptions(code, opts.t)) };
+  if (code) return { valueType: 'select', valueEnum: valueEnum(codeOptions(code, opts.t)), ...(hint?.multiple ? { fieldProps: { mode: 'multiple' } } : {}) };
   if (f.type === 'boolean') {
     return {
       valueType: 'select',
@@ -84,7 +100,14 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
   return { valueType: 'text', ellipsis: (f.maxLength ?? 0) >= 150 || undefined };
 }
 
+/** Is the field searched with the day-range picker: a date-time, or a DICOM date? */
+function searchedByDays(f: FieldInfo, view: View): boolean {
+  return f.format === 'date-time' || view.fields?.[f.name]?.dicom === 'DA';
+}
+
 function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOptions): Column {
+  // A date-time is compared as instants; a DICOM date (no time, no zone) as days.
+  const toRange = f.format === 'date-time' ? toFilterRange : toDayFilterRange;
   return {
     title,
     key: `${f.name}${RANGE_SUFFIX}`,
@@ -101,7 +124,7 @@ function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOp
     search: {
       transform: (value: unknown) => {
         const [first, last] = Array.isArray(value) ? (value as DayInput[]) : [];
-        return first && last ? { [f.name]: toFilterRange(first, last) } : {};
+        return first && last ? { [f.name]: toRange(first, last) } : {};
       },
     },
   };
@@ -119,7 +142,7 @@ export function toColumns(view: View, opts: ColumnsOptions): Column[] {
     const inTable = view.list.columns.includes(name);
     const q = query.indexOf(name);
     const order = q >= 0 ? query.length - q : undefined;
-    const isRange = f.format === 'date-time';
+    const isRange = searchedByDays(f, view);
     const column: Column = {
       title,
       key: name,

@@ -14,7 +14,9 @@
  *   left out of the detail view, optional on edit
  * - arrays of objects become an ArrayTable with one column per item field
  * - a view's `fill` on a field becomes a reaction that fills other fields from it
- *   (./fillers: pinyin of a name, age from a birth date); `money` a CNY amount input;
+ *   (./fillers: pinyin of a name, age from a birth date); `money` a CNY amount (Money);
+ *   `dicom` a DICOM date or person name read as people read them (DicomText);
+ *   `sum` a read-only total the form keeps up to date (./totals), shown on create too;
  *   date fields a DatePicker
  * - a view's virtual field (not in the entity) is its component with the hint's props,
  *   in every mode; its value is never saved (formData.toPayload sends entity fields)
@@ -24,7 +26,7 @@ import type { ISchema } from '@formily/json-schema';
 import { STRING_FORMATS } from '../../config/formats';
 import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
-import type { FieldHint, Translate, View } from './types';
+import type { FieldHint, SumSpec, Translate, View } from './types';
 import type { FormMode } from './views';
 
 export interface FormilyOptions {
@@ -133,7 +135,8 @@ function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
   if (code) return { component: 'Select', props: multiple, options };
   if (f.type === 'boolean') return { component: 'Switch' };
   // An amount is CNY whatever the language (spec section 3: price in CNY).
-  if (h.money) return { component: 'NumberPicker', props: { precision: 2, prefix: '¥' } };
+  if (h.money) return { component: 'Money' };
+  if (h.dicom) return { component: 'DicomText', props: { vr: h.dicom } };
   if (f.type === 'integer' || f.type === 'number')
     return { component: 'NumberPicker', props: f.type === 'integer' ? { precision: 0 } : undefined };
   if (f.type === 'array') return { component: 'Select', props: { mode: 'tags', open: false, tokenSeparators: [',', '，'] } };
@@ -169,7 +172,8 @@ function shortName(name: string): string {
  */
 function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISchema | undefined {
   const h = hintOf(ctx, f.name);
-  if (f.readOnly && ctx.mode === 'create') return undefined;
+  // A total the form works out is shown while the user chooses, read-only, even on create.
+  if (f.readOnly && ctx.mode === 'create' && !h.sum) return undefined;
   if (f.writeOnly && ctx.mode === 'detail') return undefined;
   const title = ctx.t(fieldLabelKey(ctx.model.name, f.name));
   const readPretty = f.readOnly || h.readPrettyOnly;
@@ -181,6 +185,7 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
     ...(h.visibleWhen ? [visibleWhen(h.visibleWhen)] : []),
     ...(reactive ? [requiredReaction(reactive.when, reactive.equals)] : []),
     ...(h.fill && !readPretty && ctx.mode !== 'detail' ? [fillReaction(h.fill.with, h.fill.into)] : []),
+    ...(h.sum && ctx.mode !== 'detail' ? [sumReaction(ctx, h.sum)] : []),
   ];
   const reactions = reactionList.length > 1 ? reactionList : reactionList[0];
 
@@ -266,6 +271,16 @@ function visibleWhen(conditions: Record<string, unknown>): Record<string, unknow
 /** The view's `fill`: $fill (./fillers, in the SchemaField scope) sets `into` from this field's value. */
 function fillReaction(filler: string, into: string[]): Record<string, unknown> {
   return { fulfill: { run: `{{$fill($self, ${JSON.stringify(filler)}, ${JSON.stringify(into)})}}` } };
+}
+
+/**
+ * The view's `sum`: $sum (./totals, in the SchemaField scope) keeps this field at the
+ * total of the chosen options, whose source is the hint of "<of>.<option>".
+ */
+function sumReaction(ctx: Ctx, sum: SumSpec): Record<string, unknown> {
+  const source = ctx.view.fields?.[`${sum.of}.${sum.option}`]?.options;
+  if (!source || !('resource' in source)) throw new Error(`${ctx.view.$id}: sum over ${sum.of}.${sum.option} needs that field's resource options`);
+  return { fulfill: { run: `{{$sum($self, ${JSON.stringify({ ...sum, source })})}}` } };
 }
 
 /** Values a screen knows before the user types: the view's fixed values, and an id unless creating. */

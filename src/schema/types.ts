@@ -77,23 +77,103 @@ export interface FieldHint {
   fill?: FillSpec;
   /** An amount in CNY: a money column, and two decimals with the currency in the form. */
   money?: boolean;
+  /** Worked out by the form as the rows' chosen options add up (see SumSpec); shown, never typed. */
+  sum?: SumSpec;
+  /** List column: the value is the path of a picture fetched with the session's headers (a thumbnail). */
+  image?: boolean;
+  /** A DICOM value as the archive keeps it: DA (YYYYMMDD, searched by days), TM (HHMMSS) or PN (Alphabetic=Ideographic). */
+  dicom?: 'DA' | 'TM' | 'PN';
+  /** Query bar: several values may be chosen; the filter gets the list. */
+  multiple?: boolean;
+}
+
+/**
+ * A total the form keeps up to date (view hint `sum`): over the rows of the array
+ * field `of`, the `value` of the option chosen in each row's `option` field (its
+ * options come from the view's hint of "<of>.<option>", whose resource sends `value`
+ * as one of its optionFields). The server computes the stored total itself.
+ */
+export interface SumSpec {
+  of: string;
+  option: string;
+  value: string;
 }
 
 /** A test of one row field: has a value (present true) or none, or its value is one of `in`. */
 export type RowCondition = { field: string; present: boolean } | { field: string; in: Scalar[] };
 
 /**
- * A per-row action beyond detail / edit / delete: a call (unlock a user) or a screen to
- * open (a patient's history), exactly one of the two; offered when the user holds
- * `<view.permission>:<permission>` and `visibleWhen` holds for the row.
+ * A read-only list a row action shows in a dialog (an exam's operation record): the
+ * rows `call` answers for the row (`data.list`), described by an entity schema.
+ */
+export interface RowList {
+  /** `{field}` in the path takes the row's value; a body value "{field}" takes it as it is (a number stays a number). */
+  call: { method: 'POST' | 'GET'; path: string; body?: Record<string, Scalar> };
+  /** schemas/entities/<entity>.json describes a row: titles entity.<entity>.field.<f>, dates and code tables from it. */
+  entity: string;
+  /** Columns in order; an object field shows its present properties as "label: value". */
+  columns: string[];
+  /** By field (dotted when nested): a value, or each value of a list, shows as the text <textKey>.<value>. */
+  fields?: Record<string, { textKey: string }>;
+}
+
+/** A call of a row action: `{field}` in the path takes the row's value; a body value "{field}" the row's value as it is. */
+export interface ActionCall {
+  method: 'POST' | 'GET';
+  path: string;
+  body?: Record<string, Scalar>;
+}
+
+/**
+ * Choose a row of another view's list in a dialog, then call (the exam list's manual
+ * match): `filters` always apply ("{field}" from the row); the call's body takes
+ * "{field}" from the row and "{picked.field}" from the chosen row.
+ */
+export interface PickSpec {
+  view: string;
+  /** Columns and query bar of the dialog; default the view's. */
+  columns?: string[];
+  query?: string[];
+  filters?: Record<string, Scalar>;
+  call: ActionCall;
+}
+
+/**
+ * A bespoke dialog of the dialog registry (src/schema/dialogs.ts) for a row (or for
+ * the list, from the toolbar), with extra `props`; `then` names a row action (a call)
+ * the dialog offers once its work is done.
+ */
+export interface DialogSpec {
+  component: string;
+  props?: Record<string, unknown>;
+  then?: string;
+}
+
+/** A toolbar button opening a dialog, with `<view.permission>:<permission>` (or a permission of another module). */
+export interface ToolbarAction {
+  key: string;
+  permission: string;
+  dialog: DialogSpec;
+}
+
+/**
+ * A per-row action beyond detail / edit / delete: a call (unlock a user), a screen to
+ * open (a patient's history), a list to show (an exam's operation record), a row of
+ * another list to pick and then call (manual match) or a bespoke dialog (an exam's
+ * images), exactly one of them; offered when the user holds
+ * `<view.permission>:<permission>` (or `permission` itself when it names another
+ * module, "image:manualLink") and `visibleWhen` holds for the row.
  */
 export interface RowAction {
   key: string;
   permission: string;
   /** `{field}` in the path takes the row's value ("/api/ucenter/v1/user/unlock/{id}"). */
-  call?: { method: 'POST' | 'GET'; path: string };
+  call?: ActionCall;
   /** A client route, `{field}` filled the same way ("/history?patientId={patientId}"). */
   open?: { path: string };
+  list?: RowList;
+  pick?: PickSpec;
+  dialog?: DialogSpec;
   confirm?: boolean;
   /** One condition, or several that must all hold. */
   visibleWhen?: RowCondition | RowCondition[];
@@ -131,6 +211,7 @@ export interface View {
   form: { mode?: 'page' | 'modal'; columns?: number; groups: Array<{ key: string; fields: string[] }> };
   fields?: Record<string, FieldHint>;
   rowActions?: RowAction[];
+  toolbarActions?: ToolbarAction[];
   /** Right of the module for each generic action, where it is not the action's own name. */
   actions?: Partial<Record<ViewAction, string>>;
   routes: { list: string; form?: string };
@@ -139,6 +220,8 @@ export interface View {
 export interface Option {
   value: string | number;
   label: string;
+  /** A resource's optionFields (config/resources.json), e.g. an exam item's price. */
+  [field: string]: unknown;
 }
 
 /** Translation function: the engine's pure parts take it instead of importing i18next. */

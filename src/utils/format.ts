@@ -2,7 +2,7 @@
  * Display formats of spec section 9: date-time as {y}-{m}-{d} {h}:{i}:{s}; ten-digit
  * timestamps are seconds; time-ago ("just now" under 30 s, minutes under an hour,
  * hours under a day, "1 day ago" under two days, else the date); numbers with a
- * thousands separator and short forms k, M, G, T, P, E.
+ * thousands separator and short forms k, M, G, T, P, E; amounts in CNY.
  */
 export type TimeInput = number | string | Date;
 
@@ -58,10 +58,21 @@ export function shortNumber(n: number, digits = 1): string {
   return n < 0 ? `-${s}` : s;
 }
 
-/** An amount in CNY (spec section 3: prices in yuan): "¥1,234.50"; empty for no number. */
-export function formatMoney(n: number | string | null | undefined): string {
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * An amount in CNY (spec section 3: prices in yuan) with the yuan sign and two
+ * decimals, in the language's number format: "¥1,234.50" in zh-CN and en-US,
+ * "1234,50 ¥" in es-ES; empty for no number.
+ */
+export function formatMoney(n: number | string | null | undefined, locale = 'zh-CN'): string {
   const v = typeof n === 'string' && n.trim() !== '' ? Number(n) : n;
   if (typeof v !== 'number' || !Number.isFinite(v)) return '';
-  const [whole, fen] = Math.abs(v).toFixed(2).split('.');
-  return `${v < 0 ? '-' : ''}¥${formatNumber(Number(whole))}.${fen}`;
+  let format = moneyFormats.get(locale);
+  if (!format) {
+    // narrowSymbol: "¥" everywhere, not "CN¥" outside Chinese.
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency: 'CNY', currencyDisplay: 'narrowSymbol', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    moneyFormats.set(locale, format);
+  }
+  return format.format(v);
 }

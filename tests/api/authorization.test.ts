@@ -62,6 +62,11 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.scheduleRule = { id: rule.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
+    // A central-hospital report (a report is addressed by its exam's id) and public template.
+    const report = await q.query<{ id: number; code: string }>('SELECT r.id, e.exam_code AS code FROM report r JOIN exam e ON e.id = r.id WHERE e.hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
+    foreign.report = { id: report.rows[0].id, secret: report.rows[0].code };
+    const template = await q.query<{ id: number; name: string }>("SELECT id, template_name AS name FROM report_template WHERE scope = 'public' AND hospital_id = $1 LIMIT 1", [orgs.CENTRAL]);
+    foreign.template = { id: template.rows[0].id, secret: `"id":${template.rows[0].id},` };
     // A study received from a central-hospital device.
     const study = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.401', count: 1, patientId: 'FOREIGN-STUDY' });
     const stored = await p.app.archive.storeBuffer(study.instances[0].bytes, { hospitalId: orgs.CENTRAL, sender: 'C_CT1' });

@@ -7,7 +7,8 @@
  * - exam parts: the tree (roots with nested children), options of the roots and of one
  *   parent, duplicates (RIS601/602), no cycle, no delete while children or exam items
  *   refer to a part (RIS605)
- * - exam items: price as a number, uniqueness per hospital (RIS201/202)
+ * - exam items: price as a number, uniqueness per hospital (RIS201/202); their options
+ *   carry the price (the registry's optionFields), other resources' do not
  * - QC rules: the entity added with files only (schema, view, registry, migration,
  *   locale keys) answers all five calls
  */
@@ -162,6 +163,12 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, hospitalId: orgs.HOSP_B })).body.status).toBe('0');
     expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, code: 'T-DR-03', name: '三', price: 1.005 })).body).toMatchObject({ status: 'UAA421', field: 'price' });
     expect((await call('POST', '/api/ris/v1/examItem/save', { ...item, code: 'T-DR-03', name: '三', modality: 'XX' })).body).toMatchObject({ status: 'UAA421', field: 'modality' });
+    // Options carry the registry's optionFields: the price, for the registration form's total (a clerk asks).
+    const clerk = await login(p.app, '13800000002');
+    const options = await call('GET', `/api/ris/v1/examItem/options?hospitalId=${orgs.HOSP_A}`, undefined, clerk);
+    expect(options.body.data).toContainEqual({ value: expect.any(Number), label: '测试胸部正位', price: 60 });
+    // Other resources send value and label only.
+    expect(Object.keys((await call('GET', `/api/ris/v1/device/options?hospitalId=${orgs.HOSP_A}`)).body.data[0]).sort()).toEqual(['label', 'value']);
   });
 
   test('QC rules: an entity added with files only answers all five calls', async () => {

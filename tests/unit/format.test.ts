@@ -53,5 +53,9 @@ describe('money', () => {
     expect(formatMoney(null)).toBe('');
     expect(formatMoney('')).toBe('');
     expect(formatMoney('abc')).toBe('');
+    // The language's number format, always the yuan sign and two decimals.
+    expect(formatMoney(1234.5, 'en-US')).toBe('¥1,234.50');
+    expect(formatMoney(1234.5, 'es-ES').replace(/\s/g, ' ')).toBe('1234,50 ¥');
+    expect(formatMoney(60, 'ru-RU').replace(/\s/g, ' ')).toBe('60,00 ¥');
   });
 });

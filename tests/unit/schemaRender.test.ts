@@ -11,9 +11,10 @@
  *   pattern and format become validation.* rules naming the field
  * - arrays of objects become an ArrayTable, dependsOn and uniqueBy are carried; an exam
  *   item's options depend on the form's hospital ("/hospitalId"); the exam form has the
- *   four page-configuration groups in order, a date picker for the birth date
+ *   four page-configuration groups in order, a date picker for the birth date, and the
+ *   total price (Money) kept up to date by a $sum reaction, on create too
  * - toColumns: a suffixField column shows value and unit label (age 45 岁); a money
- *   column shows CNY
+ *   column shows CNY in the language's number format
  * - a view's virtual field (the user's signature picture) is its component with the
  *   view's props in every mode, and never reaches the save payload
  * - every field's FormItem carries data-testid field-<name>
@@ -135,11 +136,16 @@ describe('toFormily', () => {
     const item = (cells.column_itemId.properties as Record<string, ISchema>).itemId;
     expect(item['x-component-props']).toEqual({ source: { resource: 'examItem', dependsOn: { hospitalId: '/hospitalId' } } });
     expect(create.birthDate['x-component']).toBe('DatePicker');
-    // The server computes the total and numbers the exam: neither is asked for on create.
-    expect(create.price).toBeUndefined();
+    // The server numbers the exam: not asked for on create. The total is shown while
+    // items are chosen (read-only, kept up to date by $sum from the items' options).
     expect(create.examCode).toBeUndefined();
+    const sum = { fulfill: { run: `{{$sum($self, ${JSON.stringify({ of: 'items', option: 'itemId', value: 'price', source: { resource: 'examItem', dependsOn: { hospitalId: '/hospitalId' } } })})}}` } };
+    expect(create.price).toMatchObject({ 'x-pattern': 'readPretty', 'x-component': 'Money', 'x-reactions': sum });
     const edit = fieldsOf(toFormily(views.exam, { t, mode: 'edit' }));
-    expect(edit.price).toMatchObject({ 'x-pattern': 'readPretty', 'x-component': 'NumberPicker', 'x-component-props': { precision: 2, prefix: '¥' } });
+    expect(edit.price).toMatchObject({ 'x-pattern': 'readPretty', 'x-component': 'Money', 'x-reactions': sum });
+    const detail = fieldsOf(toFormily(views.exam, { t, mode: 'detail' }));
+    expect(detail.price['x-component']).toBe('Money');
+    expect(detail.price['x-reactions']).toBeUndefined();
   });
 
   test('a virtual field: the view\'s component and props in every mode, no rules, never saved', () => {
@@ -279,6 +285,9 @@ describe('toColumns', () => {
     expect(price.render(null, { price: 1234.5 })).toBe('¥1,234.50');
     expect(price.render(null, { price: '86' })).toBe('¥86.00');
     expect(price.render(null, {})).toBe('-');
+    // In the language's number format, always with the yuan sign.
+    const es = toColumns(views.exam, { t, loadOptions, locale: 'es-ES' }).find((c) => c.key === 'price') as Column & { render: (dom: unknown, row: object) => unknown };
+    expect(String(es.render(null, { price: 1234.5 })).replace(/\s/g, ' ')).toBe('1234,50 ¥');
   });
 
   test('hideInList columns start hidden', () => {

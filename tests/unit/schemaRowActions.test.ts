@@ -14,6 +14,10 @@
  * - open actions (a screen instead of a call): the exam list's history opens
  *   /history?patientId=<encoded>, needs registration:history and a patient id on the
  *   row; rowActionTarget gives nothing for a call, runRowAction refuses an open action
+ * - list actions (rows shown in a dialog): the exam list's operation record POSTs
+ *   {examId: <the row's id, a number>} with registration:operationRecord and loads
+ *   data.list; its columns format date-times, show the log action and the changed
+ *   fields as their texts and the detail as "label: value" lines; every text exists
  * - imageProblem: type, then file size, then exact pixels (the server's order); the
  *   user view's picture limits are usable; every problem has its text
  */
@@ -21,7 +25,18 @@ import { resources } from '../../locales';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
 import { fillPath, pathFields } from '@/schema/pathTemplate';
 import { actionRight, viewRights } from '@/schema/permissions';
-import { rowActionAllowed, rowActionApplies, rowActionTarget, rowConditionHolds, rowActionTextKey, runRowAction, visibleRowActions } from '@/schema/rowActions';
+import {
+  loadRowList,
+  rowActionAllowed,
+  rowActionApplies,
+  rowActionTarget,
+  rowConditionHolds,
+  rowActionTextKey,
+  rowListBody,
+  runRowAction,
+  visibleRowActions,
+} from '@/schema/rowActions';
+import { rowListColumns } from '@/schema/rowList';
 import type { RequestFn, RequestOptions } from '@/services/request';
 import type { RowAction, View } from '@/schema/types';
 import { views } from '@/schema/views';
@@ -139,8 +154,8 @@ describe('exam row actions by state', () => {
     expect(keys(booked, { registration: ['view'] })).toEqual([]);
   });
 
-  test('the paths: POST {base}/<action>/{id}', () => {
-    expect(exam.rowActions!.filter((a) => a.call).map((a) => `${a.call!.method} ${a.call!.path}`)).toEqual([
+  test('the paths of its own (registration) calls: POST {base}/<action>/{id}', () => {
+    expect(exam.rowActions!.filter((a) => a.call && !a.permission.includes(':')).map((a) => `${a.call!.method} ${a.call!.path}`)).toEqual([
       'POST /api/ris/v1/exam/checkin/{id}',
       'POST /api/ris/v1/exam/terminate/{id}',
       'POST /api/ris/v1/exam/restore/{id}',
@@ -172,6 +187,80 @@ describe('row actions that open a screen', () => {
     expect(rowActionTarget(unlock, locked)).toBeUndefined();
     const req = (async () => null) as RequestFn;
     await expect(runRowAction(history, row, req)).rejects.toThrow('opens a screen');
+  });
+});
+
+describe('row actions that show a list', () => {
+  const exam = views.exam;
+  const record = exam.rowActions!.find((a) => a.key === 'operationRecord')!;
+  const row = { id: 7, examState: 3, appointment: false, hidden: false, patientId: 'P1' };
+
+  test("the exam list's operation record: POSTs the row's id as a number, with the right registration:operationRecord", async () => {
+    expect(record.list?.call).toEqual({ method: 'POST', path: '/api/ris/v1/exam/logs', body: { examId: '{id}' } });
+    expect(rowListBody(record, row)).toEqual({ examId: 7 });
+    expect(visibleRowActions(exam, row, { registration: ['view', 'operationRecord'] }).map((a) => a.key)).toEqual(['operationRecord']);
+    expect(visibleRowActions(exam, row, { registration: ['view', 'history'] }).map((a) => a.key)).toEqual(['history']);
+    const calls: Array<[string, RequestOptions | undefined]> = [];
+    const req = (async (path: string, options?: RequestOptions) => {
+      calls.push([path, options]);
+      return { list: [{ id: 1, action: 'registerExam' }] };
+    }) as RequestFn;
+    expect(await loadRowList(record, row, req)).toEqual([{ id: 1, action: 'registerExam' }]);
+    expect(calls).toEqual([['/api/ris/v1/exam/logs', { method: 'POST', body: { examId: 7 } }]]);
+    // A list makes no call of its own and opens no screen.
+    expect(rowActionTarget(record, row)).toBeUndefined();
+    await expect(runRowAction(record, row, req)).rejects.toThrow('shows a list');
+  });
+
+  test('a row without the value the body needs offers no list; a literal body value stays as written', () => {
+    expect(rowActionApplies(record, { examState: 1 })).toBe(false);
+    expect(rowListBody(record, { id: '' })).toBeUndefined();
+    const literal: RowAction = { key: 'x', permission: 'view', list: { call: { method: 'GET', path: '/api/x/{code}', body: { kind: 'exam', id: '{id}' } }, entity: 'examLog', columns: ['action'] } };
+    expect(rowListBody(literal, { id: 3, code: 'a' })).toEqual({ kind: 'exam', id: 3 });
+  });
+
+  test('the columns: date-time formatted, action and changed fields as their texts, detail as label: value lines', () => {
+    const cols = rowListColumns(record.list!, (key, params) => (params ? `${params.label as string}: ${params.value as string}` : key));
+    expect(cols.map((c) => [c.key, c.title])).toEqual([
+      ['createdAt', 'entity.examLog.field.createdAt'],
+      ['action', 'entity.examLog.field.action'],
+      ['userName', 'entity.examLog.field.userName'],
+      ['detail', 'entity.examLog.field.detail'],
+    ]);
+    const entry = {
+      createdAt: new Date(2026, 2, 14, 9, 5, 7).toISOString(),
+      action: 'updateExam',
+      userName: '登记员小周',
+      detail: { changed: ['clinicalDiagnosis', 'price'], fromState: 3, items: ['胸部正位片', '头颅CT平扫'], patientId: '' },
+    };
+    const [time, action, user, detail] = cols.map((c) => c.lines(entry));
+    expect(time).toEqual(['2026-03-14 09:05:07']);
+    expect(action).toEqual(['entity.exam.logAction.updateExam']);
+    expect(user).toEqual(['登记员小周']);
+    // In the schema's order; an empty value is left out.
+    expect(detail).toEqual([
+      'entity.examLog.field.detail.items: 胸部正位片、头颅CT平扫',
+      'entity.examLog.field.detail.changed: entity.exam.field.clinicalDiagnosis、entity.exam.field.price',
+      'entity.examLog.field.detail.fromState: code.examState.3',
+    ]);
+    expect(cols[3].lines({ detail: {} })).toEqual([]);
+    expect(cols[2].lines({ userName: null })).toEqual([]);
+  });
+
+  test('every text the exam operation record asks for exists in zh-CN, en-US and ru-RU', () => {
+    const asked = new Set<string>();
+    const cols = rowListColumns(record.list!, (key) => {
+      asked.add(key);
+      return key;
+    });
+    const actions = ['registerExam', 'appointExam', 'updateExam', 'modifyBooking', 'cancelBooking', 'checkIn', 'suspend', 'cancelSuspend', 'hideExam', 'deleteExam'];
+    for (const action of actions) {
+      cols.forEach((c) =>
+        c.lines({ createdAt: '2026-03-14T01:00:00Z', action, userName: 'x', detail: { patientId: 'P', items: ['a'], changed: ['price'], fromState: 1, from: '2026-03-14T01:00:00Z', to: '2026-03-14T02:00:00Z' } }),
+      );
+    }
+    asked.add(rowActionTextKey(exam, record));
+    for (const lang of ['zh-CN', 'en-US', 'ru-RU']) expect([...asked].filter((k) => resources[lang][k] === undefined)).toEqual([]);
   });
 });
 

@@ -8,9 +8,11 @@
  * - every field a view names exists in its entity, except its virtual form fields, which
  *   must not (and are never list columns); options name known resources and code
  *   tables; permissions are modules of config/permissions.json
- * - row actions: unique keys, a permission that is an action of the view's module,
- *   visibleWhen (one condition or several, present or in) and path placeholders naming
- *   entity fields; a view's `actions` names rights of its module
+ * - row actions: unique keys, a permission that is an action of the view's module (or
+ *   module:action of a module that has it), visibleWhen (one condition or several,
+ *   present or in) and path placeholders naming entity fields; a view's `actions` names
+ *   rights of its module; a pick names a view and fields of its entity, a dialog (row
+ *   or toolbar) a registered one, its `then` a call of the view
  * - field hints name entity fields: fill targets, suffixField, a form-root dependsOn
  * - routes: each route's view exists, a view's list/form routes exist in
  *   config/routes.json and serve it; src/schema/views.ts and schemas.ts list every file
@@ -33,6 +35,7 @@ import type { View } from '@/schema/types';
 import { views, viewName } from '@/schema/views';
 import { pathFields } from '@/schema/pathTemplate';
 import { rowActionTextKey } from '@/schema/rowActions';
+import { dialogNames } from '@/schema/dialogs';
 
 const root = path.resolve(__dirname, '..', '..');
 const schemasDir = path.join(root, 'schemas');
@@ -156,7 +159,22 @@ describe('views', () => {
     expect(withAction({ call: { method: 'DELETE', path: unlock.call.path } })).toBe(false);
     expect(withAction({ call: { method: 'POST', path: 'https://elsewhere/x' } })).toBe(false);
     expect(withAction({ call: { method: 'POST', path: '/api/x/{ id }' } })).toBe(false);
-    expect(withAction({ permission: 'system.user:unlock' })).toBe(false); // the action only; the module is the view's
+    // The action of the view's module, or module:action naming another module (image:manualLink on the exam list).
+    expect(withAction({ permission: 'image:manualLink' })).toBe(true);
+    expect(withAction({ permission: 'system.user:' })).toBe(false);
+    expect(withAction({ permission: ':unlock' })).toBe(false);
+    expect(withAction({ permission: 'a:b:c' })).toBe(false);
+    // A pick: a view and a call; a dialog: a registered component's name.
+    const pick = { view: 'study', filters: { matched: false, hospitalId: '{hospitalId}' }, call: { method: 'POST', path: '/api/x/{id}/match', body: { studyId: '{picked.id}' } } };
+    expect(validate({ ...user, rowActions: [{ key: 'match', permission: 'view', pick }] })).toBe(true);
+    expect(validate({ ...user, rowActions: [{ key: 'match', permission: 'view', pick: { ...pick, view: undefined } }] })).toBe(false);
+    expect(validate({ ...user, rowActions: [{ key: 'match', permission: 'view', pick, call: unlock.call }] })).toBe(false);
+    expect(validate({ ...user, rowActions: [{ key: 'images', permission: 'view', dialog: { component: 'ExamImages', then: 'unlock' } }] })).toBe(true);
+    expect(validate({ ...user, rowActions: [{ key: 'images', permission: 'view', dialog: { component: 'examImages' } }] })).toBe(false);
+    expect(validate({ ...user, toolbarActions: [{ key: 'upload', permission: 'image:upload', dialog: { component: 'DicomUpload' } }] })).toBe(true);
+    expect(validate({ ...user, toolbarActions: [{ key: 'upload', permission: 'image:upload' }] })).toBe(false);
+    expect(withAction({ call: { ...unlock.call, body: { id: '{id}', nested: { a: 1 } } } })).toBe(false);
+    expect(validate({ ...user, fields: { name: { dicom: 'DT' } } })).toBe(false);
     expect(withAction({ visibleWhen: { field: 'lockedUntil' } })).toBe(false);
     expect(withAction({ visibleWhen: { field: 'lockedUntil', in: [] } })).toBe(false);
     expect(withAction({ visibleWhen: { field: 'lockedUntil', in: [1], present: true } })).toBe(false);
@@ -200,7 +218,12 @@ describe('views', () => {
       ...Object.keys(view.fields ?? {}).filter((n) => !virtual.includes(n)),
       ...Object.keys(view.fixedFilters ?? {}),
       ...Object.values(view.fields ?? {}).flatMap((h) => Object.keys(h.visibleWhen ?? {})),
-      ...(view.rowActions ?? []).flatMap((a) => [...[a.visibleWhen ?? []].flat().map((c) => c.field), ...pathFields(a.call?.path ?? a.open?.path ?? '')]),
+      ...(view.rowActions ?? []).flatMap((a) => [
+        ...[a.visibleWhen ?? []].flat().map((c) => c.field),
+        ...pathFields(a.call?.path ?? a.open?.path ?? a.pick?.call.path ?? ''),
+        // Row values a body or a pick's filters take ("{hospitalId}"; "{picked.id}" is the other list's).
+        ...[a.call?.body, a.pick?.filters, a.pick?.call.body].flatMap((b) => Object.values(b ?? {}).flatMap((v) => (typeof v === 'string' ? pathFields(v.replace(/^\{picked\.[^}]*\}$/, '')) : []))),
+      ]),
       ...Object.values(view.fields ?? {}).flatMap((h) => [...(h.fill?.into ?? []), ...(h.suffixField ? [h.suffixField] : [])]),
       ...Object.values(view.fields ?? {}).flatMap((h) =>
         h.options && 'resource' in h.options
@@ -230,9 +253,28 @@ describe('views', () => {
   test.each(byName)('%s: row actions have unique keys and rights of the view\'s module', (_name, view) => {
     const actions = view.rowActions ?? [];
     expect(new Set(actions.map((a) => a.key)).size).toBe(actions.length);
-    const rights = (permissions.modules as Record<string, string[]>)[view.permission] ?? [];
-    expect(actions.filter((a) => !rights.includes(a.permission)).map((a) => a.key)).toEqual([]);
+    const modules = permissions.modules as Record<string, string[]>;
+    const rights = modules[view.permission] ?? [];
+    const granted = (p: string) => {
+      const at = p.lastIndexOf(':');
+      return at < 0 ? rights.includes(p) : (modules[p.slice(0, at)] ?? []).includes(p.slice(at + 1));
+    };
+    expect([...actions, ...(view.toolbarActions ?? [])].filter((a) => !granted(a.permission)).map((a) => a.key)).toEqual([]);
     expect(Object.values(view.actions ?? {}).filter((r) => !rights.includes(r))).toEqual([]);
+  });
+
+  test.each(byName)("%s: picks name a view and its fields; dialogs are registered, a dialog's then is a call of the view", (_name, view) => {
+    const registered = dialogNames();
+    for (const a of view.rowActions ?? []) {
+      if (a.pick) {
+        const picked = views[a.pick.view];
+        expect(picked).toBeDefined();
+        const model = entityModel(picked.entity);
+        expect([...(a.pick.columns ?? []), ...(a.pick.query ?? []), ...Object.keys(a.pick.filters ?? {})].filter((n) => !model.byName.has(n))).toEqual([]);
+      }
+      if (a.dialog?.then) expect(view.rowActions?.find((b) => b.key === a.dialog?.then)?.call).toBeDefined();
+    }
+    for (const d of [...(view.rowActions ?? []), ...(view.toolbarActions ?? [])].flatMap((a) => (a.dialog ? [a.dialog] : []))) expect(registered).toContain(d.component);
   });
 
   test('the user view offers unlock with system.user:unlock while the user is locked', () => {
@@ -288,11 +330,12 @@ describe('locale texts', () => {
     ...Object.values(views).flatMap((v) =>
       (v.rowActions ?? []).flatMap((a) => [
         rowActionTextKey(v, a),
-        // Only a call reports success; an action that opens a screen just goes there.
-        ...(a.call ? [rowActionTextKey(v, a, 'Done')] : []),
+        // Only a call (or a pick's call) reports success; an action that opens a screen just goes there.
+        ...(a.call || a.pick ? [rowActionTextKey(v, a, 'Done')] : []),
         ...(a.confirm ? [rowActionTextKey(v, a, 'Confirm')] : []),
       ]),
     ),
+    ...Object.values(views).flatMap((v) => (v.toolbarActions ?? []).map((a) => rowActionTextKey(v, a))),
     ...['basic', 'membership', 'permission', 'dataScope', 'patientInfo', 'checkInfo', 'itemInfo', 'otherInfo'].map(
       (g) => `entity.group.${g}`,
     ),

@@ -16,7 +16,7 @@ import { views } from '../../schema/views';
 import { request } from '../../services/request';
 
 export default function HistoryPage() {
-  const { t } = useTranslate();
+  const { t, language } = useTranslate();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const patientId = params.get('patientId') ?? '';
@@ -24,10 +24,10 @@ export default function HistoryPage() {
     const view = views.exam;
     const hidden = hiddenColumns(view);
     // The list's columns with nothing to search or sort: this page is one patient's exams.
-    return toColumns({ ...view, list: { ...view.list, query: [], sortable: [] } }, { t, loadOptions: (source) => loadOptions(source, t) }).map((c) =>
+    return toColumns({ ...view, list: { ...view.list, query: [], sortable: [] } }, { t, locale: language, loadOptions: (source) => loadOptions(source, t) }).map((c) =>
       hidden[String(c.dataIndex)] ? { ...c, hideInTable: true } : c,
     );
-  }, [t]);
+  }, [t, language]);
 
   const back = (
     <Button icon={<ArrowLeftOutlined />} onClick={() => navigate(-1)} data-testid="history-back">

@@ -131,6 +131,20 @@ export type Exam = (
   examState?: CodesExamStateJson;
   examTime?: string;
   /**
+   * The report's state, kept on the exam by reporting so the list filters without a join; -1 until a report is written.
+   */
+  reportState?: CodesReportStateJson;
+  /**
+   * Uploaded once a study is matched (automatically on arrival, or by hand).
+   */
+  imageStatus?: CodesImageStatusJson;
+  seriesCount?: number;
+  instanceCount?: number;
+  /**
+   * DICOMweb path of a rendered image of the first matched series (the list's thumbnail).
+   */
+  thumbnail?: string;
+  /**
    * Hidden from the exam list and the worklist (hide action).
    */
   hidden?: boolean;
@@ -168,3 +182,11 @@ export type CodesRegisterTypeJson = 1 | 2;
  * 1 registered, 2 examined (images taken), 3 terminated (can be cancelled, back to registered). Old systems send -1 for terminated: importers and adapters read -1 as 3, so only 3 is stored. Texts: code.examState.<value>.
  */
 export type CodesExamStateJson = 1 | 2 | 3;
+/**
+ * Report workflow states (spec section 4; -1 to 4 keep the old system's numbers): -1 unwritten (no report yet), 1 saved (draft, only the writer sees changes), 2 pending review (submitted; a recall of an approved report also lands here), 3 rejected (review refused it, with a reason, back to the writer), 4 approved (reviewed; printable), 5 pending recheck (approved, waiting for the second/double review), 6 recheck rejected (the recheck refused it, back to review), 7 returned (sent back to the registering side, cannot be undone), 8 withdrawn (taken back from the superior hospital; must be resubmitted by hand). Locking and printing are flags of the report, not states. Texts: code.reportState.<value>.
+ */
+export type CodesReportStateJson = -1 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+/**
+ * Image status of an exam: 0 not uploaded (no study matched), 1 uploaded. Texts: code.imageStatus.<value>.
+ */
+export type CodesImageStatusJson = 0 | 1;

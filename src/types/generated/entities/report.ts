@@ -29,6 +29,10 @@ export interface Report {
   examId: number;
   reportState?: CodesReportStateJson;
   /**
+   * The report's version: every applied action adds one. A call carries the version it was made on; a call on an older one is refused (REPORT103), never applied over someone else's change.
+   */
+  version?: number;
+  /**
    * Findings (the old API's name).
    */
   see?: string;
@@ -37,6 +41,10 @@ export interface Report {
    * Comment of the writer or reviewer, 1-150 characters.
    */
   remark?: string;
+  /**
+   * Positive (true) or negative (false) finding.
+   */
+  positive?: boolean;
   /**
    * The report carries a critical value; crisisValue then says what and who recorded it.
    */
@@ -68,10 +76,27 @@ export interface Report {
    */
   retrialBackReason?: string;
   /**
+   * Who passed the recheck (double review).
+   */
+  recheckDoctorName?: string;
+  recheckTime?: string;
+  /**
+   * Doctors the report is assigned to (report assignment).
+   */
+  assignees?: {
+    userId?: number;
+    name?: string;
+  }[];
+  /**
    * Locked by a writer or reviewer; others get REPORT101 until it is unlocked.
    */
   lockState?: boolean;
   lockedByName?: string | null;
+  lockedById?: number | null;
+  /**
+   * When the lock ends unless its holder renews it.
+   */
+  lockExpiresAt?: string | null;
   /**
    * The patient side has opened the report.
    */
@@ -99,6 +124,12 @@ export interface Report {
   aiResult?: CodesAiResultJson | null;
   lastOperatorName?: string;
   lastOperateTime?: string;
+  /**
+   * Sent to a higher-level hospital to write or review; that hospital's remote centre works on it until it is withdrawn or returned.
+   */
+  sentToSuperior?: boolean;
+  superiorHospitalId?: number | null;
+  superiorHospitalName?: string | null;
   /**
    * When it was sent to the superior hospital; a study cannot be linked or unlinked after that.
    */

@@ -26,15 +26,31 @@ export type CodesReportOperationTypeJson =
   | 'doubleReviewReject'
   | 'assign'
   | 'updateExam';
+/**
+ * Report workflow states (spec section 4; -1 to 4 keep the old system's numbers): -1 unwritten (no report yet), 1 saved (draft, only the writer sees changes), 2 pending review (submitted; a recall of an approved report also lands here), 3 rejected (review refused it, with a reason, back to the writer), 4 approved (reviewed; printable), 5 pending recheck (approved, waiting for the second/double review), 6 recheck rejected (the recheck refused it, back to review), 7 returned (sent back to the registering side, cannot be undone), 8 withdrawn (taken back from the superior hospital; must be resubmitted by hand). Locking and printing are flags of the report, not states. Texts: code.reportState.<value>.
+ */
+export type CodesReportStateJson = -1 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
 /**
- * One entry of an exam's operation record, written by the server when a workflow action runs (the state machine says which action logs what). Never sent by a client, so every field is read-only.
+ * One entry of an exam's operation record (GET /api/report/v1/report/logs/:id): the exam's own operations of these types and every report workflow action that logs (config/workflows/report.json says which type each writes), all kept in exam_log. Never sent by a client, so every field is read-only.
  */
 export interface ReportOperationLog {
   id?: number;
   examId: number;
   reportId?: number | null;
   type: CodesReportOperationTypeJson;
+  /**
+   * The workflow action behind a report entry (config/workflows/report.json; texts entity.report.action.<action>); absent on exam entries.
+   */
+  action?: string;
+  /**
+   * The report state before a report entry.
+   */
+  fromState?: CodesReportStateJson;
+  /**
+   * The report state after it.
+   */
+  toState?: CodesReportStateJson;
   operatorId?: number;
   operatorName: string;
   hospitalName?: string;

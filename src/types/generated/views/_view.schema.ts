@@ -3,6 +3,14 @@
 export type Scalar = string | number | boolean;
 export type FieldList = string[];
 /**
+ * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock; or module:action of another module (image:manualLink on the exam list).
+ */
+export type ActionPermission = string;
+/**
+ * An API path; {field} takes the row's value of that field, URL-encoded.
+ */
+export type ApiPath = string;
+/**
  * A test of one row field: it has a value (present true) or has none (present false), or its value is one of `in`.
  */
 export type RowCondition =
@@ -116,7 +124,7 @@ export interface View {
     [k: string]: FieldHint;
   };
   /**
-   * Per-row actions beyond detail, edit and delete, shown after edit in the list's action column: a call (success says so and reloads the list) or, with `open`, a screen to go to. Each is offered when the permission map grants <permission module>:<permission> and visibleWhen holds for the row. Texts: entity.<entity>.action.<key> (the link), <key>Confirm (with confirm; {{name}} is the row) and <key>Done (the success message of a call).
+   * Per-row actions beyond detail, edit and delete, shown after edit in the list's action column: a call (success says so and reloads the list), with `open` a screen to go to, with `list` a read-only list shown in a dialog (src/schema/RowListDialog.tsx), with `pick` a row of another view chosen in a dialog and then a call (src/schema/PickDialog.tsx), or with `dialog` a bespoke dialog of the dialog registry (src/schema/dialogs.ts). Each is offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module) and visibleWhen holds for the row. Texts: entity.<entity>.action.<key> (the link, and a dialog's title), <key>Confirm (with confirm; {{name}} is the row) and <key>Done (the success message of a call or a pick).
    *
    * @minItems 1
    */
@@ -128,21 +136,28 @@ export interface View {
       | {
           open: {};
         }
+      | {
+          list: {};
+        }
+      | {
+          pick: {};
+        }
+      | {
+          dialog: {};
+        }
     ) & {
       /**
        * Names the texts and the data-testid row-action-<key>.
        */
       key: string;
-      /**
-       * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
-       */
-      permission: string;
+      permission: ActionPermission;
       call?: {
         method: 'POST' | 'GET';
+        path: ApiPath;
         /**
-         * An API path; {field} takes the row's value of that field, URL-encoded.
+         * The JSON body of a POST; a value "{field}" takes the row's value of that field as it is (an id stays a number).
          */
-        path: string;
+        body?: CallBody;
       };
       open?: {
         /**
@@ -150,6 +165,76 @@ export interface View {
          */
         path: string;
       };
+      /**
+       * Rows to show read-only in a dialog (an exam's operation record): the answer's data.list of `call`, described by an entity schema.
+       */
+      list?: {
+        call: {
+          method: 'POST' | 'GET';
+          /**
+           * An API path; {field} takes the row's value of that field, URL-encoded.
+           */
+          path: string;
+          /**
+           * The JSON body (POST) or query (GET); a value "{field}" takes the row's value of that field as it is (an id stays a number).
+           */
+          body?: {
+            [k: string]: Scalar;
+          };
+        };
+        /**
+         * schemas/entities/<entity>.json describes a row: column titles entity.<entity>.field.<field>, date-times and code tables from it.
+         */
+        entity: string;
+        /**
+         * The entity's fields in order; an object field shows its present properties as "label: value" lines.
+         *
+         * @minItems 1
+         */
+        columns: FieldList & [unknown, ...unknown[]];
+        /**
+         * Per field (dotted when nested, e.g. detail.changed): textKey shows a value, or each value of a list, as the text <textKey>.<value>.
+         */
+        fields?: {
+          [k: string]: {
+            textKey: string;
+          };
+        };
+      };
+      /**
+       * Choose one row of another view's list in a dialog, then call (the exam list's manual match: an unmatched study of the exam's hospital). The dialog shows that view's list columns and query bar (or the pick's `columns` and `query`), always filtered by `filters`; OK calls `call` with the chosen row, says <key>Done and reloads the list.
+       */
+      pick?: {
+        /**
+         * schemas/views/<view>.json, whose list and resource the dialog uses.
+         */
+        view: string;
+        /**
+         * The columns (of that view's entity); default its list.columns.
+         *
+         * @minItems 1
+         */
+        columns?: FieldList & [unknown, ...unknown[]];
+        /**
+         * The query bar's fields (of that view's entity); default its list.query.
+         */
+        query?: FieldList;
+        /**
+         * Always sent with the list (over the query bar); a value "{field}" takes the row's value of that field as it is.
+         */
+        filters?: {
+          [k: string]: Scalar;
+        };
+        call: {
+          method: 'POST' | 'GET';
+          path: ApiPath;
+          /**
+           * The JSON body; a value "{field}" takes the row's value, "{picked.field}" the chosen row's, as they are.
+           */
+          body?: CallBody;
+        };
+      };
+      dialog?: Dialog;
       /**
        * Ask before calling.
        */
@@ -165,21 +250,28 @@ export interface View {
         | {
             open: {};
           }
+        | {
+            list: {};
+          }
+        | {
+            pick: {};
+          }
+        | {
+            dialog: {};
+          }
       ) & {
         /**
          * Names the texts and the data-testid row-action-<key>.
          */
         key: string;
-        /**
-         * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
-         */
-        permission: string;
+        permission: ActionPermission;
         call?: {
           method: 'POST' | 'GET';
+          path: ApiPath;
           /**
-           * An API path; {field} takes the row's value of that field, URL-encoded.
+           * The JSON body of a POST; a value "{field}" takes the row's value of that field as it is (an id stays a number).
            */
-          path: string;
+          body?: CallBody;
         };
         open?: {
           /**
@@ -187,6 +279,76 @@ export interface View {
            */
           path: string;
         };
+        /**
+         * Rows to show read-only in a dialog (an exam's operation record): the answer's data.list of `call`, described by an entity schema.
+         */
+        list?: {
+          call: {
+            method: 'POST' | 'GET';
+            /**
+             * An API path; {field} takes the row's value of that field, URL-encoded.
+             */
+            path: string;
+            /**
+             * The JSON body (POST) or query (GET); a value "{field}" takes the row's value of that field as it is (an id stays a number).
+             */
+            body?: {
+              [k: string]: Scalar;
+            };
+          };
+          /**
+           * schemas/entities/<entity>.json describes a row: column titles entity.<entity>.field.<field>, date-times and code tables from it.
+           */
+          entity: string;
+          /**
+           * The entity's fields in order; an object field shows its present properties as "label: value" lines.
+           *
+           * @minItems 1
+           */
+          columns: FieldList & [unknown, ...unknown[]];
+          /**
+           * Per field (dotted when nested, e.g. detail.changed): textKey shows a value, or each value of a list, as the text <textKey>.<value>.
+           */
+          fields?: {
+            [k: string]: {
+              textKey: string;
+            };
+          };
+        };
+        /**
+         * Choose one row of another view's list in a dialog, then call (the exam list's manual match: an unmatched study of the exam's hospital). The dialog shows that view's list columns and query bar (or the pick's `columns` and `query`), always filtered by `filters`; OK calls `call` with the chosen row, says <key>Done and reloads the list.
+         */
+        pick?: {
+          /**
+           * schemas/views/<view>.json, whose list and resource the dialog uses.
+           */
+          view: string;
+          /**
+           * The columns (of that view's entity); default its list.columns.
+           *
+           * @minItems 1
+           */
+          columns?: FieldList & [unknown, ...unknown[]];
+          /**
+           * The query bar's fields (of that view's entity); default its list.query.
+           */
+          query?: FieldList;
+          /**
+           * Always sent with the list (over the query bar); a value "{field}" takes the row's value of that field as it is.
+           */
+          filters?: {
+            [k: string]: Scalar;
+          };
+          call: {
+            method: 'POST' | 'GET';
+            path: ApiPath;
+            /**
+             * The JSON body; a value "{field}" takes the row's value, "{picked.field}" the chosen row's, as they are.
+             */
+            body?: CallBody;
+          };
+        };
+        dialog?: Dialog;
         /**
          * Ask before calling.
          */
@@ -203,21 +365,28 @@ export interface View {
       | {
           open: {};
         }
+      | {
+          list: {};
+        }
+      | {
+          pick: {};
+        }
+      | {
+          dialog: {};
+        }
     ) & {
       /**
        * Names the texts and the data-testid row-action-<key>.
        */
       key: string;
-      /**
-       * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
-       */
-      permission: string;
+      permission: ActionPermission;
       call?: {
         method: 'POST' | 'GET';
+        path: ApiPath;
         /**
-         * An API path; {field} takes the row's value of that field, URL-encoded.
+         * The JSON body of a POST; a value "{field}" takes the row's value of that field as it is (an id stays a number).
          */
-        path: string;
+        body?: CallBody;
       };
       open?: {
         /**
@@ -225,6 +394,76 @@ export interface View {
          */
         path: string;
       };
+      /**
+       * Rows to show read-only in a dialog (an exam's operation record): the answer's data.list of `call`, described by an entity schema.
+       */
+      list?: {
+        call: {
+          method: 'POST' | 'GET';
+          /**
+           * An API path; {field} takes the row's value of that field, URL-encoded.
+           */
+          path: string;
+          /**
+           * The JSON body (POST) or query (GET); a value "{field}" takes the row's value of that field as it is (an id stays a number).
+           */
+          body?: {
+            [k: string]: Scalar;
+          };
+        };
+        /**
+         * schemas/entities/<entity>.json describes a row: column titles entity.<entity>.field.<field>, date-times and code tables from it.
+         */
+        entity: string;
+        /**
+         * The entity's fields in order; an object field shows its present properties as "label: value" lines.
+         *
+         * @minItems 1
+         */
+        columns: FieldList & [unknown, ...unknown[]];
+        /**
+         * Per field (dotted when nested, e.g. detail.changed): textKey shows a value, or each value of a list, as the text <textKey>.<value>.
+         */
+        fields?: {
+          [k: string]: {
+            textKey: string;
+          };
+        };
+      };
+      /**
+       * Choose one row of another view's list in a dialog, then call (the exam list's manual match: an unmatched study of the exam's hospital). The dialog shows that view's list columns and query bar (or the pick's `columns` and `query`), always filtered by `filters`; OK calls `call` with the chosen row, says <key>Done and reloads the list.
+       */
+      pick?: {
+        /**
+         * schemas/views/<view>.json, whose list and resource the dialog uses.
+         */
+        view: string;
+        /**
+         * The columns (of that view's entity); default its list.columns.
+         *
+         * @minItems 1
+         */
+        columns?: FieldList & [unknown, ...unknown[]];
+        /**
+         * The query bar's fields (of that view's entity); default its list.query.
+         */
+        query?: FieldList;
+        /**
+         * Always sent with the list (over the query bar); a value "{field}" takes the row's value of that field as it is.
+         */
+        filters?: {
+          [k: string]: Scalar;
+        };
+        call: {
+          method: 'POST' | 'GET';
+          path: ApiPath;
+          /**
+           * The JSON body; a value "{field}" takes the row's value, "{picked.field}" the chosen row's, as they are.
+           */
+          body?: CallBody;
+        };
+      };
+      dialog?: Dialog;
       /**
        * Ask before calling.
        */
@@ -240,21 +479,28 @@ export interface View {
         | {
             open: {};
           }
+        | {
+            list: {};
+          }
+        | {
+            pick: {};
+          }
+        | {
+            dialog: {};
+          }
       ) & {
         /**
          * Names the texts and the data-testid row-action-<key>.
          */
         key: string;
-        /**
-         * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock.
-         */
-        permission: string;
+        permission: ActionPermission;
         call?: {
           method: 'POST' | 'GET';
+          path: ApiPath;
           /**
-           * An API path; {field} takes the row's value of that field, URL-encoded.
+           * The JSON body of a POST; a value "{field}" takes the row's value of that field as it is (an id stays a number).
            */
-          path: string;
+          body?: CallBody;
         };
         open?: {
           /**
@@ -262,6 +508,76 @@ export interface View {
            */
           path: string;
         };
+        /**
+         * Rows to show read-only in a dialog (an exam's operation record): the answer's data.list of `call`, described by an entity schema.
+         */
+        list?: {
+          call: {
+            method: 'POST' | 'GET';
+            /**
+             * An API path; {field} takes the row's value of that field, URL-encoded.
+             */
+            path: string;
+            /**
+             * The JSON body (POST) or query (GET); a value "{field}" takes the row's value of that field as it is (an id stays a number).
+             */
+            body?: {
+              [k: string]: Scalar;
+            };
+          };
+          /**
+           * schemas/entities/<entity>.json describes a row: column titles entity.<entity>.field.<field>, date-times and code tables from it.
+           */
+          entity: string;
+          /**
+           * The entity's fields in order; an object field shows its present properties as "label: value" lines.
+           *
+           * @minItems 1
+           */
+          columns: FieldList & [unknown, ...unknown[]];
+          /**
+           * Per field (dotted when nested, e.g. detail.changed): textKey shows a value, or each value of a list, as the text <textKey>.<value>.
+           */
+          fields?: {
+            [k: string]: {
+              textKey: string;
+            };
+          };
+        };
+        /**
+         * Choose one row of another view's list in a dialog, then call (the exam list's manual match: an unmatched study of the exam's hospital). The dialog shows that view's list columns and query bar (or the pick's `columns` and `query`), always filtered by `filters`; OK calls `call` with the chosen row, says <key>Done and reloads the list.
+         */
+        pick?: {
+          /**
+           * schemas/views/<view>.json, whose list and resource the dialog uses.
+           */
+          view: string;
+          /**
+           * The columns (of that view's entity); default its list.columns.
+           *
+           * @minItems 1
+           */
+          columns?: FieldList & [unknown, ...unknown[]];
+          /**
+           * The query bar's fields (of that view's entity); default its list.query.
+           */
+          query?: FieldList;
+          /**
+           * Always sent with the list (over the query bar); a value "{field}" takes the row's value of that field as it is.
+           */
+          filters?: {
+            [k: string]: Scalar;
+          };
+          call: {
+            method: 'POST' | 'GET';
+            path: ApiPath;
+            /**
+             * The JSON body; a value "{field}" takes the row's value, "{picked.field}" the chosen row's, as they are.
+             */
+            body?: CallBody;
+          };
+        };
+        dialog?: Dialog;
         /**
          * Ask before calling.
          */
@@ -271,6 +587,29 @@ export interface View {
          */
         visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
       })[]
+  ];
+  /**
+   * Buttons on the list's toolbar that open a dialog of the dialog registry (the image record's DICOM upload), each offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module). Text: entity.<entity>.action.<key> (the button and the dialog's title). Closing the dialog after a change reloads the list.
+   *
+   * @minItems 1
+   */
+  toolbarActions?: [
+    {
+      /**
+       * Names the text and the data-testid toolbar-action-<key>.
+       */
+      key: string;
+      permission: ActionPermission;
+      dialog: Dialog;
+    },
+    ...{
+      /**
+       * Names the text and the data-testid toolbar-action-<key>.
+       */
+      key: string;
+      permission: ActionPermission;
+      dialog: Dialog;
+    }[]
   ];
   /**
    * The right of the view's module that gates a generic action (detail, create, edit, delete) where the module names it otherwise, e.g. {"edit": "modifyExam", "delete": "deleteExam"} in registration. An action not named here needs the right of its own name.
@@ -353,9 +692,29 @@ export interface FieldHint {
    */
   suffixField?: string;
   /**
-   * An amount in CNY: a money column in the list, two decimals with the currency sign in the form.
+   * List column: the value is the API or DICOMweb path of a picture (an exam's thumbnail), fetched with the session's headers and shown small (src/schema/components/AuthImage.tsx); no value shows nothing.
+   */
+  image?: boolean;
+  /**
+   * A DICOM value of this VR as the archive keeps it: DA (YYYYMMDD) shows as YYYY-MM-DD and is searched with the day-range picker (sent as [first day, the day after the last) in YYYY-MM-DD); TM (HHMMSS) shows as HH:MM:SS; PN (Alphabetic=Ideographic, ^ between parts) shows the ideographic name with the alphabetic one after it.
+   */
+  dicom?: 'DA' | 'TM' | 'PN';
+  /**
+   * Query bar: several values may be chosen (a code table's states); the filter gets the list.
+   */
+  multiple?: boolean;
+  /**
+   * An amount in CNY: a money column in the list, two decimals with the currency sign in the form; shown in the language's number format (Intl.NumberFormat).
    */
   money?: boolean;
+  /**
+   * A total the form keeps up to date while the user chooses (shown read-only, also on create; the server computes what it stores): over the rows of the array field `of`, the `value` of the option chosen in each row's `option` field. Those options come from the view's hint of "<of>.<option>"; their resource sends `value` as one of its optionFields (config/resources.json).
+   */
+  sum?: {
+    of: string;
+    option: string;
+    value: string;
+  };
   /**
    * Values the form works out from this field for others (src/schema/fillers.ts): when it changes, the filler `with` gives one value per field of `into`, set while the first of them is empty or still holds what was filled before (what the user typed stays). Fillers: pinyin (a Chinese name in pinyin, into one field; loaded on first use), age (a birth date into age and its unit: years from one year, else months from one month, else days). The server fills the same where still empty and stays the authority.
    */
@@ -366,4 +725,21 @@ export interface FieldHint {
      */
     into: [string, ...string[]];
   };
+}
+export interface CallBody {
+  [k: string]: Scalar;
+}
+/**
+ * A bespoke dialog of the dialog registry (src/schema/dialogs.ts, loaded on first use), e.g. ExamImages or DicomUpload. It gets the row (none on the toolbar) and `props`; closing it after a change reloads the list.
+ */
+export interface Dialog {
+  component: string;
+  /**
+   * Extra props for the dialog (JSON values only).
+   */
+  props?: {};
+  /**
+   * The key of another row action of the view (a call) that the dialog offers once its work is done, e.g. auto match after an upload; offered with that action's right.
+   */
+  then?: string;
 }

@@ -1,0 +1,181 @@
+/**
+ * An exam's images (the exam list's "images" action, spec section 2): the studies
+ * matched to the exam with their series and thumbnails (GET /api/ris/v1/exam/{id}/studies),
+ * and per study unbind (image:unbind) and delete (image:deleteStudy), per series delete,
+ * each after a confirmation. Whether a change is allowed now (the report's state) is the
+ * server's to say: a refusal comes back with the catalogue's words (RIS113-118,
+ * PACS103-105), shown by the request wrapper. Opened from the dialog registry
+ * (src/schema/dialogs.tsx); bespoke because a study holds series, each with actions.
+ */
+import { App, Card, Descriptions, Empty, Modal, Popconfirm, Space, Spin, Tag, Typography } from 'antd';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { request } from '../services/request';
+import { can } from '../session/access';
+import { AuthImage } from '../schema/components/AuthImage';
+import type { ActionDialogProps } from '../schema/dialogs';
+import { usePermissionMap } from '../schema/permissions';
+import { dicomDateText, dicomNameText } from '../utils/dicom';
+import { useTranslate } from '../schema/useTranslate';
+import { formatTime } from '../utils/format';
+import type { Study } from '../types/generated/entities/study';
+
+type StudyRow = Study & { id: number };
+type SeriesRow = NonNullable<Study['series']>[number];
+
+const f = (name: string) => `entity.study.field.${name}`;
+
+export default function ExamImages({ row, title, onClose }: ActionDialogProps) {
+  const { t } = useTranslate();
+  const { message } = App.useApp();
+  const map = usePermissionMap();
+  const [studies, setStudies] = useState<StudyRow[]>();
+  const [failed, setFailed] = useState(false);
+  const [busy, setBusy] = useState<string>();
+  const changed = useRef(false);
+  const examId = row?.id as number | undefined;
+  const hospitalId = row?.hospitalId as number | undefined;
+
+  const load = useCallback(async () => {
+    if (!examId) return;
+    try {
+      const data = await request<{ list: StudyRow[] }>(`/api/ris/v1/exam/${examId}/studies`);
+      setStudies(data?.list ?? []);
+      setFailed(false);
+    } catch {
+      setFailed(true);
+    }
+  }, [examId]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  /** Runs a change, says it is done and lists the studies again; a refusal was shown by the request wrapper. */
+  const change = async (key: string, call: () => Promise<unknown>, done: string) => {
+    setBusy(key);
+    try {
+      await call();
+      changed.current = true;
+      message.success(done);
+      await load();
+    } catch {
+      // Shown by the request wrapper.
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const unbind = (s: StudyRow) =>
+    change(`unbind-${s.id}`, () => request(`/api/ris/v1/exam/${hospitalId}/${examId}/${s.id}/relationship/unbind`, { method: 'PUT' }), t('entity.study.action.unbindDone'));
+  const removeStudy = (s: StudyRow) =>
+    change(`delete-${s.id}`, () => request('/api/pacs/v1/study/delete', { method: 'POST', body: { studyId: s.id } }), t('entity.study.action.deleteStudyDone'));
+  const removeSeries = (s: StudyRow, se: SeriesRow) =>
+    change(
+      `delete-${s.id}-${se.seriesUid}`,
+      () => request('/api/pacs/v1/study/delete', { method: 'POST', body: { studyId: s.id, seriesUid: se.seriesUid } }),
+      t('entity.study.action.deleteSeriesDone'),
+    );
+
+  const mayUnbind = can(map, 'image:unbind');
+  const mayDelete = can(map, 'image:deleteStudy');
+
+  const confirm = (testId: string, question: string, onConfirm: () => void, label: string, key: string, danger = false) => (
+    <Popconfirm
+      title={question}
+      okText={t('common.ok')}
+      cancelText={t('common.cancel')}
+      okButtonProps={{ danger, loading: busy === key, 'data-testid': `${testId}-ok` }}
+      onConfirm={onConfirm}
+    >
+      <Typography.Link type={danger ? 'danger' : undefined} disabled={busy !== undefined} data-testid={testId}>
+        {label}
+      </Typography.Link>
+    </Popconfirm>
+  );
+
+  const studyName = (s: StudyRow) => [dicomDateText(s.studyDate), s.modality, s.studyDescription].filter(Boolean).join(' ');
+
+  return (
+    <Modal open title={title} width={960} footer={null} onCancel={() => onClose(changed.current)} destroyOnClose>
+      <div data-testid="exam-images" style={{ maxHeight: '70vh', overflowY: 'auto' }}>
+        {failed ? (
+          <Empty description={t('entity.page.loadFailed')} />
+        ) : !studies ? (
+          <Spin style={{ display: 'block', margin: '48px auto' }} />
+        ) : !studies.length ? (
+          <div data-testid="exam-images-empty">
+            <Empty description={t('entity.study.images.empty')} />
+          </div>
+        ) : (
+          <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+            {studies.map((s) => (
+              <Card
+                key={s.id}
+                size="small"
+                data-testid="exam-study"
+                data-study-uid={s.studyUid}
+                title={
+                  <Space>
+                    <span>{dicomDateText(s.studyDate)}</span>
+                    {s.modality && <Tag color="blue">{s.modality}</Tag>}
+                    <Typography.Text type="secondary">{s.studyDescription}</Typography.Text>
+                  </Space>
+                }
+                extra={
+                  <Space size="middle">
+                    {mayUnbind && confirm('study-unbind', t('entity.study.action.unbindConfirm', { name: studyName(s) }), () => unbind(s), t('entity.study.action.unbind'), `unbind-${s.id}`)}
+                    {mayDelete &&
+                      confirm('study-delete', t('entity.study.action.deleteStudyConfirm', { name: studyName(s) }), () => removeStudy(s), t('entity.study.action.deleteStudy'), `delete-${s.id}`, true)}
+                  </Space>
+                }
+              >
+                <Descriptions
+                  size="small"
+                  column={3}
+                  items={[
+                    { key: 'patientName', label: t(f('patientName')), children: dicomNameText(s.patientName) },
+                    { key: 'patientId', label: t(f('patientId')), children: s.patientId },
+                    { key: 'accessionNumber', label: t(f('accessionNumber')), children: s.accessionNumber },
+                    { key: 'counts', label: t('entity.study.images.counts'), children: t('entity.study.images.countsValue', { series: s.seriesCount ?? 0, instances: s.instanceCount ?? 0 }) },
+                    { key: 'matchKind', label: t(f('matchKind')), children: s.matchKind ? t(`code.matchKind.${s.matchKind}`) : '' },
+                    { key: 'receivedAt', label: t(f('receivedAt')), children: formatTime(s.receivedAt) },
+                  ]}
+                />
+                <div style={{ display: 'flex', flexWrap: 'wrap', gap: 12, marginTop: 8 }}>
+                  {(s.series ?? []).map((se) => {
+                    const label = [se.seriesNumber !== undefined ? `#${se.seriesNumber}` : '', se.seriesDescription].filter(Boolean).join(' ');
+                    return (
+                      <div key={se.seriesUid} data-testid="exam-series" data-series-uid={se.seriesUid} style={{ width: 132 }}>
+                        {se.thumbnail ? (
+                          <AuthImage path={se.thumbnail} alt={label} width={132} height={132} testId="series-thumbnail" />
+                        ) : (
+                          <div style={{ width: 132, height: 132, background: '#000' }} />
+                        )}
+                        <Typography.Text ellipsis={{ tooltip: label }} style={{ display: 'block', width: 132 }}>
+                          {label}
+                        </Typography.Text>
+                        <Space size={8}>
+                          <Typography.Text type="secondary">
+                            {[se.modality, t('entity.study.images.instances', { count: se.instanceCount ?? 0 })].filter(Boolean).join(' · ')}
+                          </Typography.Text>
+                          {mayDelete &&
+                            confirm(
+                              'series-delete',
+                              t('entity.study.action.deleteSeriesConfirm', { name: label }),
+                              () => removeSeries(s, se),
+                              t('entity.action.delete'),
+                              `delete-${s.id}-${se.seriesUid}`,
+                              true,
+                            )}
+                        </Space>
+                      </div>
+                    );
+                  })}
+                </div>
+              </Card>
+            ))}
+          </Space>
+        )}
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * The dialog registry: bespoke dialogs a view opens by name from a row action or a
+ * toolbar button (view `dialog`: an exam's images, the DICOM upload), each loaded on
+ * first use. A name registered twice throws, as the form registry does. ActionDialog
+ * is the host: it gives the dialog its row, props and title, and the follow-up call
+ * the view names with `then` when the user holds its right.
+ */
+import { App } from 'antd';
+import { lazy, Suspense, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
+import { usePermissionMap } from './permissions';
+import { rowActionAllowed, rowActionTextKey, runRowAction } from './rowActions';
+import type { DialogSpec, View } from './types';
+import { useTranslate } from './useTranslate';
+
+/** What every registered dialog is given. */
+export interface ActionDialogProps {
+  /** The row it was opened for; absent when opened from the toolbar. */
+  row?: Record<string, unknown>;
+  /** The action's text (entity.<entity>.action.<key>). */
+  title: string;
+  /** The view's `props` for it. */
+  props: Record<string, unknown>;
+  /** Closes the dialog; `changed` reloads the list under it. */
+  onClose(changed: boolean): void;
+  /** The view's `then` action for the row, when the user may run it: resolves true once it succeeded (and said so). */
+  followUp?: { label: string; run(): Promise<boolean> };
+}
+
+type Loader = () => Promise<{ default: ComponentType<ActionDialogProps> }>;
+
+const loaders = new Map<string, Loader>();
+const loaded = new Map<string, LazyExoticComponent<ComponentType<ActionDialogProps>>>();
+
+export function registerDialog(name: string, loader: Loader): void {
+  if (loaders.has(name)) throw new Error(`dialog ${name} registered twice`);
+  loaders.set(name, loader);
+}
+
+export function dialogNames(): string[] {
+  return [...loaders.keys()];
+}
+
+function dialogComponent(name: string): LazyExoticComponent<ComponentType<ActionDialogProps>> {
+  const loader = loaders.get(name);
+  if (!loader) throw new Error(`no dialog ${name} in the registry`);
+  let component = loaded.get(name);
+  if (!component) {
+    component = lazy(loader);
+    loaded.set(name, component);
+  }
+  return component;
+}
+
+registerDialog('ExamImages', () => import('../components/ExamImages'));
+registerDialog('DicomUpload', () => import('../components/DicomUpload'));
+// The viewer's launchers: small, without Cornerstone (the viewer itself is the /viewer route's chunk).
+registerDialog('ViewerLauncher', () => import('../viewer/ViewerLauncher'));
+registerDialog('CompareStudies', () => import('../viewer/CompareDialog'));
+
+export interface ActionDialogHostProps {
+  view: View;
+  /** The row action's or toolbar button's key (its title text). */
+  actionKey: string;
+  spec: DialogSpec;
+  row?: Record<string, unknown>;
+  onClose(changed: boolean): void;
+}
+
+export function ActionDialog({ view, actionKey, spec, row, onClose }: ActionDialogHostProps) {
+  const { t } = useTranslate();
+  const { message } = App.useApp();
+  const map = usePermissionMap();
+  const Dialog = dialogComponent(spec.component);
+  const followUp = useMemo(() => {
+    const then = spec.then ? view.rowActions?.find((a) => a.key === spec.then) : undefined;
+    // The row as listed may be stale by now (images just arrived): only the right is checked.
+    if (!then || !row || !rowActionAllowed(view, then, map)) return undefined;
+    return {
+      label: t(rowActionTextKey(view, then)),
+      async run() {
+        try {
+          await runRowAction(then, row);
+          message.success(t(rowActionTextKey(view, then, 'Done')));
+          return true;
+        } catch {
+          // The request wrapper has already told the user.
+          return false;
+        }
+      },
+    };
+  }, [spec.then, view, row, map, t, message]);
+  return (
+    <Suspense fallback={null}>
+      <Dialog row={row} title={t(rowActionTextKey(view, { key: actionKey }))} props={spec.props ?? {}} onClose={onClose} followUp={followUp} />
+    </Suspense>
+  );
+}

@@ -1,0 +1,448 @@
+/**
+ * The diagnostic viewer's screen (issue #7): toolbar, series panel with thumbnails
+ * (click, or drag onto a viewport), a grid of 1x1 up to 4x4 viewports with overlays
+ * and a scrollbar each, and the measurement list. It drives one viewer session
+ * (./session.ts) from mount to unmount; leaving the screen disposes it. Keys (anywhere
+ * but in a field): arrows step through the active stack, Page Up/Down by ten, Home/End
+ * to the ends.
+ */
+import {
+  BorderOutlined,
+  CloseOutlined,
+  ColumnWidthOutlined,
+  DeleteOutlined,
+  DragOutlined,
+  LinkOutlined,
+  PauseOutlined,
+  CaretRightOutlined,
+  RedoOutlined,
+  SettingOutlined,
+  SwapOutlined,
+  UndoOutlined,
+  ZoomInOutlined,
+  BgColorsOutlined,
+  AppstoreOutlined,
+  BulbOutlined,
+} from '@ant-design/icons';
+import { Button, ConfigProvider, Divider, Dropdown, Empty, InputNumber, Popover, Slider, Space, Tag, Tooltip, Typography, theme } from 'antd';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from 'react';
+import { AuthImage } from '../schema/components/AuthImage';
+import { useTranslate } from '../schema/useTranslate';
+import { apiBase } from '../services/request';
+import { dicomDateText } from '../utils/dicom';
+import { GRID_MAX, cellCount, gridFor, gridText, viewportId, type Grid } from './layout';
+import { overlayOf, type OverlayLine } from './overlay';
+import { PRESET_KEYS, type PresetKey } from './presets';
+import { openViewer } from './session';
+import { TOOL_KEYS, type ToolKey } from './tools';
+import type { Measurement, ViewerApi, ViewerSnapshot, ViewerStudy, ViewportInfo } from './types';
+import { ViewerSettings } from './ViewerSettings';
+
+export interface ViewerProps {
+  studies: ViewerStudy[];
+  /** Patient identifiers are masked for this user: overlays take them from the studies, not from DICOM. */
+  masked: boolean;
+  /** One viewport per study, synchronised (a comparison, or a share of one). */
+  sideBySide: boolean;
+  /** Load images as the viewer opens (else the user picks a series). */
+  autoLoad: boolean;
+  onClose(): void;
+}
+
+const SERIES_MIME = 'application/x-rcloud-series';
+const DEFAULT_FPS = 10;
+const k = (key: string) => `entity.viewer.${key}`;
+
+const TOOL_ICONS: Record<ToolKey, JSX.Element> = {
+  windowLevel: <BulbOutlined />,
+  pan: <DragOutlined />,
+  zoom: <ZoomInOutlined />,
+  length: <ColumnWidthOutlined />,
+  angle: <span style={{ fontWeight: 600 }}>∠</span>,
+  rectangleRoi: <BorderOutlined />,
+  ellipseRoi: <span style={{ fontWeight: 600 }}>◯</span>,
+};
+
+export function Viewer(props: ViewerProps) {
+  return (
+    <ConfigProvider theme={{ algorithm: theme.darkAlgorithm }}>
+      <ViewerScreen {...props} />
+    </ConfigProvider>
+  );
+}
+
+const EMPTY: ViewerSnapshot = { viewports: [], measurements: [], tool: 'windowLevel', sync: false };
+
+function ViewerScreen({ studies, masked, sideBySide, autoLoad, onClose }: ViewerProps) {
+  const { t } = useTranslate();
+  const { token } = theme.useToken();
+  const [api, setApi] = useState<ViewerApi>();
+  const [grid, setGrid] = useState<Grid>(() => (sideBySide ? gridFor(studies.length) : { rows: 1, columns: 1 }));
+  const [active, setActive] = useState(viewportId(0));
+  const [fps, setFps] = useState<number>();
+  const [settings, setSettings] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const session = openViewer({ studies, base: apiBase() });
+    setApi(session);
+    session.setSync(sideBySide);
+    if (autoLoad && studies.length) {
+      if (sideBySide) void session.openComparison(studies.map((s) => s.studyUid));
+      else void session.openStudy(studies[0].studyUid);
+    }
+    return () => {
+      setApi(undefined);
+      session.dispose();
+    };
+  }, [studies, sideBySide, autoLoad]);
+
+  const subscribe = useCallback((fn: () => void) => (api ? api.subscribe(fn) : () => undefined), [api]);
+  const snap = useSyncExternalStore(subscribe, () => api?.snapshot() ?? EMPTY);
+  const byId = useMemo(() => new Map(snap.viewports.map((v) => [v.id, v])), [snap]);
+  const current = byId.get(active);
+  const studyOf = useCallback((uid?: string) => studies.find((s) => s.studyUid === uid), [studies]);
+
+  // Keys anywhere on the screen move the active viewport's stack, unless typing in a field or a dialog.
+  useEffect(() => {
+    if (!api) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable=true], .ant-modal')) return;
+      const steps: Record<string, number> = { ArrowUp: -1, ArrowLeft: -1, ArrowDown: 1, ArrowRight: 1, PageUp: -10, PageDown: 10 };
+      if (e.key in steps) api.scrollBy(active, steps[e.key]);
+      else if (e.key === 'Home') api.scrollTo(active, 0);
+      else if (e.key === 'End') api.scrollTo(active, Number.MAX_SAFE_INTEGER);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [api, active]);
+
+  const cells = Array.from({ length: cellCount(grid) }, (_, i) => viewportId(i));
+  const playing = !!current?.playing;
+  const rate = fps ?? current?.frameRate ?? DEFAULT_FPS;
+
+  const tb = (key: string, title: string, icon: JSX.Element, onClick: () => void, extra: { type?: 'primary'; disabled?: boolean } = {}) => (
+    <Tooltip title={title} key={key}>
+      <Button size="small" icon={icon} onClick={onClick} data-testid={`viewer-${key}`} aria-label={title} {...extra} />
+    </Tooltip>
+  );
+
+  return (
+    <div
+      ref={root}
+      tabIndex={-1}
+      data-testid="viewer"
+      data-masked={masked ? 'true' : 'false'}
+      style={{ position: 'fixed', inset: 0, display: 'flex', flexDirection: 'column', background: '#000', color: token.colorText, outline: 'none' }}
+    >
+      <div style={{ display: 'flex', alignItems: 'center', gap: 8, padding: '6px 8px', background: token.colorBgContainer, borderBottom: `1px solid ${token.colorBorder}`, flexWrap: 'wrap' }}>
+        <Space.Compact>
+          {TOOL_KEYS.map((key) =>
+            tb(`tool-${key}`, t(k(`tool.${key}`)), TOOL_ICONS[key], () => api?.setTool(key), { type: snap.tool === key ? 'primary' : undefined }),
+          )}
+        </Space.Compact>
+        <Dropdown
+          trigger={['click']}
+          menu={{
+            items: PRESET_KEYS.map((key) => ({ key, label: <span data-testid={`viewer-preset-${key}`}>{t(k(`preset.${key}`))}</span> })),
+            onClick: ({ key }) => api?.applyPreset(active, key as PresetKey),
+          }}
+        >
+          <Button size="small" icon={<BgColorsOutlined />} data-testid="viewer-presets">
+            {t(k('presets'))}
+          </Button>
+        </Dropdown>
+        <Space.Compact>
+          {tb('rotate', t(k('rotate')), <RedoOutlined />, () => api?.rotate(active))}
+          {tb('flipH', t(k('flipH')), <SwapOutlined />, () => api?.flip(active, 'horizontal'))}
+          {tb('flipV', t(k('flipV')), <SwapOutlined rotate={90} />, () => api?.flip(active, 'vertical'))}
+          {tb('invert', t(k('invert')), <BgColorsOutlined />, () => api?.invert(active))}
+          {tb('reset', t(k('reset')), <UndoOutlined />, () => api?.reset(active))}
+        </Space.Compact>
+        <Space.Compact>
+          {tb('cine', t(k(playing ? 'stop' : 'play')), playing ? <PauseOutlined /> : <CaretRightOutlined />, () =>
+            playing ? api?.stop(active) : api?.play(active, rate),
+          )}
+          <InputNumber
+            size="small"
+            min={1}
+            max={60}
+            value={rate}
+            onChange={(v) => setFps(typeof v === 'number' ? v : undefined)}
+            addonAfter={t(k('fps'))}
+            style={{ width: 110 }}
+            data-testid="viewer-fps"
+          />
+        </Space.Compact>
+        <LayoutPicker grid={grid} onPick={setGrid} t={t} />
+        {(sideBySide || cells.length > 1) &&
+          tb('sync', t(k(snap.sync ? 'syncOn' : 'syncOff')), <LinkOutlined />, () => api?.setSync(!snap.sync), { type: snap.sync ? 'primary' : undefined })}
+        <div style={{ flex: 1 }} />
+        {tb('settings', t(k('settings.title')), <SettingOutlined />, () => setSettings(true))}
+        {tb('close', t(k('close')), <CloseOutlined />, onClose)}
+      </div>
+      <div style={{ flex: 1, display: 'flex', minHeight: 0 }}>
+        <SeriesPanel
+          studies={studies}
+          shown={snap.viewports}
+          onPick={(studyUid, seriesUid) => {
+            void api?.loadSeries(active, studyUid, seriesUid);
+            root.current?.focus();
+          }}
+          t={t}
+        />
+        <div
+          data-testid="viewer-grid"
+          data-grid={gridText(grid)}
+          style={{ flex: 1, display: 'grid', gridTemplateRows: `repeat(${grid.rows}, 1fr)`, gridTemplateColumns: `repeat(${grid.columns}, 1fr)`, gap: 2, padding: 2, minWidth: 0 }}
+        >
+          {cells.map((id) => (
+            <ViewportCell
+              key={id}
+              id={id}
+              api={api}
+              info={byId.get(id)}
+              study={studyOf(byId.get(id)?.studyUid)}
+              masked={masked}
+              active={id === active}
+              onActivate={() => {
+                setActive(id);
+                root.current?.focus();
+              }}
+              t={t}
+            />
+          ))}
+        </div>
+        <MeasurementPanel measurements={snap.measurements} onRemove={(uid) => api?.removeMeasurement(uid)} t={t} />
+      </div>
+      {settings && <ViewerSettings onClose={() => setSettings(false)} />}
+    </div>
+  );
+}
+
+function LayoutPicker({ grid, onPick, t }: { grid: Grid; onPick(g: Grid): void; t: (key: string) => string }) {
+  const [open, setOpen] = useState(false);
+  const [hover, setHover] = useState<Grid>();
+  const shown = hover ?? grid;
+  const matrix = (
+    <div data-testid="viewer-layouts" onMouseLeave={() => setHover(undefined)}>
+      <div style={{ display: 'grid', gridTemplateColumns: `repeat(${GRID_MAX}, 20px)`, gap: 3 }}>
+        {Array.from({ length: GRID_MAX * GRID_MAX }, (_, i) => {
+          const g = { rows: Math.floor(i / GRID_MAX) + 1, columns: (i % GRID_MAX) + 1 };
+          const lit = g.rows <= shown.rows && g.columns <= shown.columns;
+          return (
+            <div
+              key={i}
+              data-testid={`viewer-layout-${gridText(g)}`}
+              onMouseEnter={() => setHover(g)}
+              onClick={() => {
+                onPick(g);
+                setOpen(false);
+              }}
+              style={{ width: 20, height: 20, cursor: 'pointer', border: '1px solid #888', background: lit ? '#1677ff' : 'transparent' }}
+            />
+          );
+        })}
+      </div>
+      <div style={{ textAlign: 'center', marginTop: 4 }}>{gridText(shown)}</div>
+    </div>
+  );
+  return (
+    <Popover content={matrix} trigger="click" open={open} onOpenChange={setOpen}>
+      <Button size="small" icon={<AppstoreOutlined />} data-testid="viewer-layout">
+        {t(k('layout'))} {gridText(grid)}
+      </Button>
+    </Popover>
+  );
+}
+
+function SeriesPanel({ studies, shown, onPick, t }: { studies: ViewerStudy[]; shown: ViewportInfo[]; onPick(studyUid: string, seriesUid: string): void; t: (key: string, p?: Record<string, unknown>) => string }) {
+  const { token } = theme.useToken();
+  const showing = new Set(shown.map((v) => v.seriesUid));
+  return (
+    <div data-testid="viewer-series" style={{ width: 156, overflowY: 'auto', padding: 6, background: token.colorBgContainer, borderRight: `1px solid ${token.colorBorder}` }}>
+      {studies.map((study) => (
+        <div key={study.studyUid} data-testid="viewer-study" data-study-uid={study.studyUid} style={{ marginBottom: 10 }}>
+          <Typography.Text strong style={{ display: 'block', fontSize: 12 }}>
+            {[dicomDateText(study.studyDate), study.modality].filter(Boolean).join(' ')}
+          </Typography.Text>
+          <Typography.Text type="secondary" ellipsis={{ tooltip: study.studyDescription }} style={{ display: 'block', fontSize: 12, width: 140 }}>
+            {study.studyDescription}
+          </Typography.Text>
+          {study.series.map((se) => {
+            const label = [se.seriesNumber !== undefined ? `#${se.seriesNumber}` : '', se.seriesDescription].filter(Boolean).join(' ');
+            return (
+              <div
+                key={se.seriesUid}
+                draggable
+                onDragStart={(e) => {
+                  e.dataTransfer.setData(SERIES_MIME, JSON.stringify({ studyUid: study.studyUid, seriesUid: se.seriesUid }));
+                  e.dataTransfer.effectAllowed = 'copy';
+                }}
+                onClick={() => onPick(study.studyUid, se.seriesUid)}
+                data-testid="viewer-series-item"
+                data-series-uid={se.seriesUid}
+                title={t(k('dragHint'))}
+                style={{
+                  marginTop: 6,
+                  cursor: 'grab',
+                  padding: 4,
+                  borderRadius: token.borderRadiusSM,
+                  border: `1px solid ${showing.has(se.seriesUid) ? token.colorPrimary : 'transparent'}`,
+                }}
+              >
+                {se.thumbnail ? (
+                  <AuthImage path={se.thumbnail} alt={label} width={136} height={136} testId="viewer-thumbnail" />
+                ) : (
+                  <div style={{ width: 136, height: 136, background: '#111' }} />
+                )}
+                <Typography.Text ellipsis={{ tooltip: label }} style={{ display: 'block', width: 136, fontSize: 12 }}>
+                  {label}
+                </Typography.Text>
+                <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                  {[se.modality, t(k('images'), { count: se.instanceCount ?? 0 })].filter(Boolean).join(' · ')}
+                </Typography.Text>
+              </div>
+            );
+          })}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+interface CellProps {
+  id: string;
+  api?: ViewerApi;
+  info?: ViewportInfo;
+  study?: ViewerStudy;
+  masked: boolean;
+  active: boolean;
+  onActivate(): void;
+  t: (key: string, p?: Record<string, unknown>) => string;
+}
+
+function ViewportCell({ id, api, info, study, masked, active, onActivate, t }: CellProps) {
+  const element = useRef<HTMLDivElement>(null);
+  const [dragOver, setDragOver] = useState(false);
+  useLayoutEffect(() => {
+    const el = element.current;
+    if (!api || !el) return;
+    api.attach(id, el);
+    return () => api.detach(id);
+  }, [api, id]);
+
+  const overlay = info ? overlayOf(info, study, masked, t) : undefined;
+  const corner = (lines: OverlayLine[] | undefined, style: CSSProperties) => (
+    <div style={{ position: 'absolute', pointerEvents: 'none', fontSize: 12, lineHeight: '16px', color: '#e8e8e8', textShadow: '0 0 2px #000, 0 0 2px #000', ...style }}>
+      {(lines ?? []).map((l) => (
+        <div key={l.key} data-testid={`overlay-${l.key}`}>
+          {l.text}
+        </div>
+      ))}
+    </div>
+  );
+  const message = info?.error
+    ? info.error.kind === 'undecodable'
+      ? t('entity.viewer.error.undecodable', { syntax: info.error.syntaxes.join(', ') })
+      : t(info.error.kind === 'metadata' ? 'entity.viewer.error.metadata' : 'entity.viewer.error.loadFailed')
+    : info?.seriesUid && !info.rendered
+      ? t(k('loading'))
+      : !info?.seriesUid
+        ? t(k('empty'))
+        : '';
+  const total = info?.total ?? 0;
+
+  return (
+    <div
+      data-testid="viewport-cell"
+      data-viewport-id={id}
+      onMouseDown={onActivate}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes(SERIES_MIME)) return;
+        e.preventDefault();
+        setDragOver(true);
+      }}
+      onDragLeave={() => setDragOver(false)}
+      onDrop={(e) => {
+        setDragOver(false);
+        const raw = e.dataTransfer.getData(SERIES_MIME);
+        if (!raw || !api) return;
+        e.preventDefault();
+        const { studyUid, seriesUid } = JSON.parse(raw) as { studyUid: string; seriesUid: string };
+        onActivate();
+        void api.loadSeries(id, studyUid, seriesUid);
+      }}
+      style={{ position: 'relative', minWidth: 0, minHeight: 0, border: `1px solid ${dragOver ? '#faad14' : active ? '#1677ff' : '#333'}`, background: '#000' }}
+    >
+      <div
+        ref={element}
+        data-testid="viewport"
+        data-viewport-id={id}
+        data-rendered={info?.rendered ? 'true' : 'false'}
+        data-index={info?.index ?? 0}
+        data-total={total}
+        data-loaded={info?.loaded ?? 0}
+        onContextMenu={(e) => e.preventDefault()}
+        style={{ position: 'absolute', inset: 0, right: total > 1 ? 18 : 0 }}
+      />
+      {corner(overlay?.topLeft, { top: 4, left: 6 })}
+      {corner(overlay?.topRight, { top: 4, right: total > 1 ? 24 : 6, textAlign: 'right' })}
+      {corner(overlay?.bottomLeft, { bottom: 4, left: 6 })}
+      {corner(overlay?.bottomRight, { bottom: 4, right: total > 1 ? 24 : 6, textAlign: 'right' })}
+      {info && total > 1 && info.loaded < total && (
+        <div data-testid="viewport-progress" style={{ position: 'absolute', top: 0, left: 0, height: 2, width: `${(100 * info.loaded) / total}%`, background: '#1677ff' }} />
+      )}
+      {message && (
+        <div
+          data-testid={info?.error ? 'viewport-error' : 'viewport-message'}
+          style={{ position: 'absolute', inset: 0, display: 'flex', alignItems: 'center', justifyContent: 'center', padding: 24, textAlign: 'center', pointerEvents: 'none', color: info?.error ? '#ff7875' : '#999' }}
+        >
+          {message}
+        </div>
+      )}
+      {total > 1 && (
+        <div style={{ position: 'absolute', top: 8, bottom: 8, right: 2, width: 14 }} onMouseDown={(e) => e.stopPropagation()}>
+          <Slider
+            vertical
+            reverse
+            min={0}
+            max={total - 1}
+            value={info?.index ?? 0}
+            onChange={(v) => api?.scrollTo(id, v)}
+            tooltip={{ formatter: (v) => `${(v ?? 0) + 1}/${total}` }}
+            style={{ height: '100%', margin: 0 }}
+            data-testid="viewport-scrollbar"
+          />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function MeasurementPanel({ measurements, onRemove, t }: { measurements: Measurement[]; onRemove(uid: string): void; t: (key: string, p?: Record<string, unknown>) => string }) {
+  const { token } = theme.useToken();
+  return (
+    <div data-testid="viewer-measurements" style={{ width: 200, overflowY: 'auto', padding: 8, background: token.colorBgContainer, borderLeft: `1px solid ${token.colorBorder}` }}>
+      <Typography.Text strong>{t(k('measurements'))}</Typography.Text>
+      <Divider style={{ margin: '6px 0' }} />
+      {!measurements.length && <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t(k('noMeasurements'))} />}
+      {measurements.map((m) => (
+        <div key={m.uid} data-testid="measurement" data-tool={m.tool} style={{ marginBottom: 8 }}>
+          <Space size={4} style={{ width: '100%', justifyContent: 'space-between' }}>
+            <Tag>{t(k(`tool.${m.tool}`))}</Tag>
+            <Button size="small" type="text" icon={<DeleteOutlined />} onClick={() => onRemove(m.uid)} aria-label={t('entity.action.delete')} />
+          </Space>
+          {m.values.map((v) => (
+            <div key={v.label} data-testid={`measurement-${v.label}`} style={{ fontSize: 12 }}>
+              {t(k(`measure.${v.label}`))}: {v.value.toFixed(v.label === 'angle' ? 1 : 2)} {v.unit}
+            </div>
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,216 @@
+/**
+ * The viewer's pure parts (src/viewer), no browser. Scenarios:
+ * - grids: a comparison of n studies opens side by side up to 3, then in rows up to 4x4
+ * - presets: DICOM's LINEAR window both ways (W 1400 L 700 reads back as such), the CT
+ *   presets' values
+ * - WADO-RS metadata → stack: slices in space order (not arrival or instance order),
+ *   one 'wadors:' id per frame of a multi-frame instance, its cine rate, syntaxes the
+ *   browser cannot decode named
+ * - overlay: DICOM's patient name and ID, or the server's masked ones when masked;
+ *   slice, position and window lines
+ * - launching: single screen navigates this tab; dual with "new window" opens one
+ *   1920x1080 window when the screens API is not allowed, one per other screen (not
+ *   the current one, at most 3) when it is, sharing a comparison's studies; a blocked
+ *   pop-up falls back to this tab; /viewer addresses for an exam, studies and a comparison
+ * - the exam list offers "view images" (image:view) and "compare images"
+ *   (image:compare) once images are in; the dialog registry holds both launchers
+ */
+import { syntheticSeries } from '../../mock/dicom';
+import { dialogNames } from '@/schema/dialogs';
+import { visibleRowActions } from '@/schema/rowActions';
+import { views } from '@/schema/views';
+import { buildStack, sortInstances, instanceInfo, type DicomJson } from '@/viewer/dicomweb';
+import { cellCount, gridFor } from '@/viewer/layout';
+import { autoLoads, FALLBACK_BOX, launchViewer, opensWindow, pickScreens, share, viewerPath, type ScreenBox } from '@/viewer/launch';
+import { overlayOf } from '@/viewer/overlay';
+import { CT_PRESETS, toVoiRange, toWindowLevel, windowText } from '@/viewer/presets';
+import type { ViewportInfo } from '@/viewer/types';
+
+const t = (key: string, p?: Record<string, unknown>) => (p ? `${key}:${JSON.stringify(p)}` : key);
+
+/** WADO-RS metadata of one instance, as the platform answers it. */
+function meta(uid: string, n: number, z: number, extra: DicomJson = {}): DicomJson {
+  return {
+    '00080018': { vr: 'UI', Value: [uid] },
+    '00080060': { vr: 'CS', Value: ['CT'] },
+    '00200013': { vr: 'IS', Value: [n] },
+    '00200032': { vr: 'DS', Value: [0, 0, z] },
+    '00200037': { vr: 'DS', Value: [1, 0, 0, 0, 1, 0] },
+    '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.1'] },
+    ...extra,
+  };
+}
+
+describe('grids', () => {
+  test('a comparison opens side by side up to 3 studies, then in rows up to 4x4', () => {
+    expect([1, 2, 3, 4, 5, 7, 9, 12, 13, 16].map((n) => `${gridFor(n).rows}x${gridFor(n).columns}`)).toEqual([
+      '1x1', '1x2', '1x3', '2x2', '2x3', '2x4', '3x3', '3x4', '4x4', '4x4',
+    ]);
+    for (let n = 1; n <= 16; n++) expect(cellCount(gridFor(n))).toBeGreaterThanOrEqual(n);
+    expect(gridFor(40)).toEqual({ rows: 4, columns: 4 });
+  });
+});
+
+describe('window presets', () => {
+  test("DICOM's LINEAR window both ways", () => {
+    expect(toVoiRange({ width: 1400, center: 700 })).toEqual({ lower: 0, upper: 1399 });
+    expect(toWindowLevel({ lower: 0, upper: 1399 })).toEqual({ width: 1400, center: 700 });
+    expect(windowText(toVoiRange({ width: 80, center: 40 }))).toEqual({ width: '80', center: '40' });
+    expect(windowText(undefined)).toBeUndefined();
+  });
+  test('the CT presets', () => {
+    expect(CT_PRESETS).toEqual({
+      lung: { width: 1500, center: -600 },
+      mediastinum: { width: 350, center: 50 },
+      bone: { width: 2000, center: 500 },
+      brain: { width: 80, center: 40 },
+      abdomen: { width: 400, center: 50 },
+    });
+  });
+});
+
+describe('WADO-RS metadata to a stack', () => {
+  test('slices in space order, whatever order they arrive or are numbered in', () => {
+    const list = [meta('1.3', 1, 7.5), meta('1.1', 3, 2.5), meta('1.2', 2, 5)].map(instanceInfo);
+    expect(sortInstances(list).map((i) => i.sopInstanceUid)).toEqual(['1.1', '1.2', '1.3']);
+    // Without positions: instance number.
+    const flat = [meta('2.2', 2, 0), meta('2.1', 1, 0)].map((m) => instanceInfo({ ...m, '00200032': undefined }));
+    expect(sortInstances(flat).map((i) => i.sopInstanceUid)).toEqual(['2.1', '2.2']);
+  });
+
+  test("one 'wadors:' id per frame, the cine rate of a multi-frame instance, undecodable syntaxes named", () => {
+    const us = meta('9.1', 1, 0, { '00280008': { vr: 'IS', Value: [3] }, '00181063': { vr: 'DS', Value: [40] }, '00080060': { vr: 'CS', Value: ['US'] } });
+    const stack = buildStack('http://h:1/', '1.2.3', '1.2.3.4', [us]);
+    expect(stack.imageIds).toEqual([1, 2, 3].map((f) => `wadors:http://h:1/dicom-web/studies/1.2.3/series/1.2.3.4/instances/9.1/frames/${f}`));
+    expect(stack).toMatchObject({ modality: 'US', multiFrame: true, frameRate: 25, undecodable: [] });
+    const mpeg = buildStack('', '1', '2', [meta('3.1', 1, 0, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.100'] } })]);
+    expect(mpeg.undecodable).toEqual(['1.2.840.10008.1.2.4.100']);
+    const jpeg = buildStack('', '1', '2', [meta('3.2', 1, 0, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.90'] } })]);
+    expect(jpeg.undecodable).toEqual([]);
+  });
+});
+
+describe('overlay', () => {
+  const json: DicomJson = {
+    ...meta('1.1', 1, 12.5),
+    '00100010': { vr: 'PN', Value: [{ Alphabetic: 'Zhang^San', Ideographic: '张三' }] },
+    '00100020': { vr: 'LO', Value: ['P0001'] },
+    '00201041': { vr: 'DS', Value: [12.5] },
+  };
+  const info: ViewportInfo = {
+    id: 'vp-0', index: 4, total: 300, loaded: 300, rendered: true, rotation: 0, flipHorizontal: false, flipVertical: false, invert: false,
+    playing: false, multiFrame: false, voi: toVoiRange({ width: 400, center: 50 }), zoom: 1, instance: instanceInfo(json),
+  };
+  const study = { studyUid: '1', patientName: '张*', patientId: '*****', series: [] };
+  const lines = (o: ReturnType<typeof overlayOf>) => Object.fromEntries([...o.topLeft, ...o.topRight, ...o.bottomLeft, ...o.bottomRight].map((l) => [l.key, l.text]));
+
+  test('unmasked: the DICOM name and ID; slice, position and window', () => {
+    const o = lines(overlayOf(info, study, false, t));
+    expect(o.patientName).toBe('张三 (Zhang San)');
+    expect(o.patientId).toBe('P0001');
+    expect(o.slice).toBe('entity.viewer.overlay.image:{"index":5,"total":300}');
+    expect(o.location).toBe('entity.viewer.overlay.location:{"value":"12.5"}');
+    expect(o.window).toBe('entity.viewer.overlay.window:{"width":"400","center":"50"}');
+  });
+
+  test('masked: the server’s masked name and ID, never the DICOM ones', () => {
+    const o = overlayOf(info, study, true, t);
+    const text = JSON.stringify(o);
+    expect(lines(o).patientName).toBe('张*');
+    expect(lines(o).patientId).toBe('*****');
+    expect(text).not.toContain('张三');
+    expect(text).not.toContain('Zhang');
+    expect(text).not.toContain('P0001');
+  });
+});
+
+describe('launching the viewer', () => {
+  const screen = (left: number) => ({ availLeft: left, availTop: 0, availWidth: 1920, availHeight: 1040 });
+  /** A browser with these other screens (none: the screens API not allowed) whose window.open answers `result`. */
+  const env = (screens: ScreenBox[] = [], result: Window | null = {} as Window) => {
+    const opened: Array<[string, string, string]> = [];
+    return {
+      opened,
+      open: (url: string, name: string, features: string) => {
+        opened.push([url, name, features]);
+        return result;
+      },
+      otherScreens: async () => screens,
+    };
+  };
+
+  test('addresses and settings', () => {
+    expect(viewerPath({ examId: 7 })).toBe('/viewer?exam=7');
+    expect(viewerPath({ studyUids: ['1.2', '1.3'], compare: true })).toBe('/viewer?compare=1.2%2C1.3');
+    expect(viewerPath({ studyUids: ['1.2'], compare: true }, true)).toBe('/viewer?studies=1.2&side=1');
+    expect(viewerPath({ studyUids: ['1.2'], compare: false })).toBe('/viewer?studies=1.2');
+    expect(opensWindow(undefined)).toBe(true);
+    expect(opensWindow({ openModel: 'single', doubleConfig: ['newWindow'] })).toBe(false);
+    expect(opensWindow({ openModel: 'double', doubleConfig: ['auto'] })).toBe(false);
+    expect(autoLoads(undefined)).toBe(true);
+    expect(autoLoads({ openModel: 'double', doubleConfig: ['newWindow'] })).toBe(false);
+    expect(autoLoads({ openModel: 'single', doubleConfig: [] })).toBe(true);
+    expect(share([1, 2, 3, 4, 5], 3)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(share([1, 2], 3)).toEqual([[1], [2]]);
+  });
+
+  test('the other screens: not the current one, at most 3', () => {
+    const all = [screen(0), screen(1920), screen(3840), screen(5760), screen(7680)];
+    expect(pickScreens({ screens: all, currentScreen: all[1] }).map((b) => b.left)).toEqual([0, 3840, 5760]);
+    expect(pickScreens({ screens: [all[0]], currentScreen: all[0] })).toEqual([]);
+  });
+
+  test('single screen: this tab', async () => {
+    const e = env();
+    const went: string[] = [];
+    await launchViewer({ examId: 3 }, { openModel: 'single', doubleConfig: [] }, (p) => went.push(p), e);
+    expect(went).toEqual(['/viewer?exam=3']);
+    expect(e.opened).toEqual([]);
+  });
+
+  test('dual screen without the screens API allowed: one 1920x1080 window', async () => {
+    const e = env();
+    const went: string[] = [];
+    await launchViewer({ examId: 3 }, undefined, (p) => went.push(p), e);
+    expect(FALLBACK_BOX).toEqual({ left: 0, top: 0, width: 1920, height: 1080 });
+    expect(e.opened).toEqual([['/viewer?exam=3', 'rcloud-viewer-0', 'popup,left=0,top=0,width=1920,height=1080']]);
+    expect(went).toEqual([]);
+  });
+
+  test('dual screen with other screens: a window on each, the comparison shared out', async () => {
+    const boxes = pickScreens({ screens: [screen(0), screen(1920), screen(3840), screen(5760)], currentScreen: screen(-1) }).slice(1);
+    const e = env(boxes);
+    await launchViewer({ studyUids: ['a', 'b', 'c', 'd', 'e'], compare: true }, undefined, () => undefined, e);
+    expect(e.opened).toEqual([
+      ['/viewer?studies=a%2Cb%2Cc&side=1', 'rcloud-viewer-0', 'popup,left=1920,top=0,width=1920,height=1040'],
+      ['/viewer?studies=d%2Ce&side=1', 'rcloud-viewer-1', 'popup,left=3840,top=0,width=1920,height=1040'],
+    ]);
+    // One study: one window, on the first other screen.
+    const one = env(boxes);
+    await launchViewer({ examId: 4 }, undefined, () => undefined, one);
+    expect(one.opened).toEqual([['/viewer?exam=4', 'rcloud-viewer-0', 'popup,left=1920,top=0,width=1920,height=1040']]);
+  });
+
+  test('a blocked pop-up: this tab', async () => {
+    const went: string[] = [];
+    await launchViewer({ examId: 5 }, undefined, (p) => went.push(p), env([], null));
+    expect(went).toEqual(['/viewer?exam=5']);
+  });
+});
+
+describe('entries', () => {
+  test('the exam list: view images with image:view, compare with image:compare, once images are in', () => {
+    const keys = (row: Record<string, unknown>, map: Record<string, string[]>) =>
+      visibleRowActions(views.exam, row, map).map((a) => a.key).filter((k) => k === 'viewImages' || k === 'compareImages');
+    const row = { id: 5, hospitalId: 2, examState: 2, imageStatus: 1, hidden: false };
+    expect(keys(row, { registration: ['view'], image: ['view', 'compare'] })).toEqual(['viewImages', 'compareImages']);
+    expect(keys(row, { registration: ['view'], image: ['view'] })).toEqual(['viewImages']);
+    expect(keys({ ...row, imageStatus: 0 }, { registration: ['view'], image: ['view', 'compare'] })).toEqual([]);
+    expect(dialogNames()).toEqual(expect.arrayContaining(['ViewerLauncher', 'CompareStudies']));
+  });
+
+  test('the synthetic CT the browser test and bench use carries PixelSpacing 0.7', () => {
+    const bytes = syntheticSeries({ count: 1 }).instances[0].bytes.toString('latin1');
+    expect(bytes).toContain('0.7\\0.7');
+  });
+});
