@@ -46,7 +46,24 @@ export interface ViewerProps {
   sideBySide: boolean;
   /** Load images as the viewer opens (else the user picks a series). */
   autoLoad: boolean;
+  /**
+   * A session the host opened already (startViewer, as soon as it knew the studies: the
+   * metadata is then on its way while this screen first renders); the host disposes it.
+   * Without one the screen opens and disposes its own.
+   */
+  session?: ViewerApi;
   onClose(): void;
+}
+
+/** Opens a viewer session on the studies and asks for what it shows first. */
+export function startViewer(studies: ViewerStudy[], { sideBySide, autoLoad }: Pick<ViewerProps, 'sideBySide' | 'autoLoad'>): ViewerApi {
+  const session = openViewer({ studies, base: apiBase() });
+  session.setSync(sideBySide);
+  if (autoLoad && studies.length) {
+    if (sideBySide) void session.openComparison(studies.map((s) => s.studyUid));
+    else void session.openStudy(studies[0].studyUid);
+  }
+  return session;
 }
 
 const SERIES_MIME = 'application/x-rcloud-series';
@@ -73,7 +90,7 @@ export function Viewer(props: ViewerProps) {
 
 const EMPTY: ViewerSnapshot = { viewports: [], measurements: [], tool: 'windowLevel', sync: false };
 
-function ViewerScreen({ studies, masked, sideBySide, autoLoad, onClose }: ViewerProps) {
+function ViewerScreen({ studies, masked, sideBySide, autoLoad, session: hosted, onClose }: ViewerProps) {
   const { t } = useTranslate();
   const { token } = theme.useToken();
   const [api, setApi] = useState<ViewerApi>();
@@ -84,18 +101,17 @@ function ViewerScreen({ studies, masked, sideBySide, autoLoad, onClose }: Viewer
   const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    const session = openViewer({ studies, base: apiBase() });
-    setApi(session);
-    session.setSync(sideBySide);
-    if (autoLoad && studies.length) {
-      if (sideBySide) void session.openComparison(studies.map((s) => s.studyUid));
-      else void session.openStudy(studies[0].studyUid);
+    if (hosted) {
+      setApi(hosted);
+      return () => setApi(undefined);
     }
+    const session = startViewer(studies, { sideBySide, autoLoad });
+    setApi(session);
     return () => {
       setApi(undefined);
       session.dispose();
     };
-  }, [studies, sideBySide, autoLoad]);
+  }, [hosted, studies, sideBySide, autoLoad]);
 
   const subscribe = useCallback((fn: () => void) => (api ? api.subscribe(fn) : () => undefined), [api]);
   const snap = useSyncExternalStore(subscribe, () => api?.snapshot() ?? EMPTY);
@@ -188,6 +204,8 @@ function ViewerScreen({ studies, masked, sideBySide, autoLoad, onClose }: Viewer
         <SeriesPanel
           studies={studies}
           shown={snap.viewports}
+          // Thumbnails are rendered by the server: asked for once the first image is up, not in its way.
+          thumbnails={!autoLoad || snap.viewports.some((v) => v.rendered || v.error)}
           onPick={(studyUid, seriesUid) => {
             void api?.loadSeries(active, studyUid, seriesUid);
             root.current?.focus();
@@ -259,7 +277,15 @@ function LayoutPicker({ grid, onPick, t }: { grid: Grid; onPick(g: Grid): void; 
   );
 }
 
-function SeriesPanel({ studies, shown, onPick, t }: { studies: ViewerStudy[]; shown: ViewportInfo[]; onPick(studyUid: string, seriesUid: string): void; t: (key: string, p?: Record<string, unknown>) => string }) {
+interface SeriesPanelProps {
+  studies: ViewerStudy[];
+  shown: ViewportInfo[];
+  thumbnails: boolean;
+  onPick(studyUid: string, seriesUid: string): void;
+  t: (key: string, p?: Record<string, unknown>) => string;
+}
+
+function SeriesPanel({ studies, shown, thumbnails, onPick, t }: SeriesPanelProps) {
   const { token } = theme.useToken();
   const showing = new Set(shown.map((v) => v.seriesUid));
   return (
@@ -294,7 +320,7 @@ function SeriesPanel({ studies, shown, onPick, t }: { studies: ViewerStudy[]; sh
                   border: `1px solid ${showing.has(se.seriesUid) ? token.colorPrimary : 'transparent'}`,
                 }}
               >
-                {se.thumbnail ? (
+                {se.thumbnail && thumbnails ? (
                   <AuthImage path={se.thumbnail} alt={label} width={136} height={136} testId="viewer-thumbnail" />
                 ) : (
                   <div style={{ width: 136, height: 136, background: '#111' }} />

@@ -67,7 +67,25 @@ export function acquireCornerstone(): void {
     for (const tool of [...Object.values(TOOLS), SCROLL_TOOL]) addTool(tool as Parameters<typeof addTool>[0]);
     initialized = true;
   }
+  if (open === 0) warmDecoder();
   open += 1;
+}
+
+/**
+ * Starts a decode worker now, with a one-pixel frame, rather than with the first image:
+ * loading the worker and its codecs then overlaps the series' metadata request.
+ */
+function warmDecoder(): void {
+  const pixel = {
+    imageFrame: { bitsAllocated: 16, bitsStored: 16, pixelRepresentation: 0, rows: 1, columns: 1, samplesPerPixel: 1, photometricInterpretation: 'MONOCHROME2' },
+    transferSyntax: '1.2.840.10008.1.2.1',
+    pixelData: new Uint8Array(2),
+    decodeConfig: {},
+    options: { preScale: { enabled: false } },
+  };
+  getWebWorkerManager()
+    ?.executeTask(DECODE_WORKERS, 'decodeTask', pixel)
+    .catch(() => undefined);
 }
 
 /** Counts a session out; the last one out releases workers, caches and queued requests. */

@@ -10,8 +10,9 @@
  * annotations (once images under way have landed); the last session also the workers
  * and caches (./cornerstone.ts).
  *
- * User Timing marks (viewer:load-start, viewer:first-image, viewer:series-loaded) time
- * the first series shown: the bench reads them.
+ * User Timing marks time the first series shown (the bench reads them): viewer:open,
+ * viewer:metadata (its WADO-RS metadata in), viewer:first-decoded, viewer:first-image
+ * (drawn), viewer:series-loaded (every image fetched and decoded).
  */
 import {
   Enums as CoreEnums,
@@ -74,7 +75,9 @@ export interface SessionOptions {
 
 export class ViewerSession implements ViewerApi {
   private readonly id = `rcloud-viewer-${Date.now().toString(36)}-${++sessions}`;
-  private readonly engine: RenderingEngine;
+  /** Made when the first series is asked for, once its metadata request is under way (Cornerstone starts then). */
+  private engine?: RenderingEngine;
+  private readonly registered = new WeakSet<SeriesStack>();
   private readonly cells = new Map<string, Cell>();
   private readonly stacks = new Map<string, Promise<SeriesStack>>();
   private readonly contexts = new Set<WebGLRenderingContext | WebGL2RenderingContext>();
@@ -88,10 +91,20 @@ export class ViewerSession implements ViewerApi {
   private sync = false;
   private layout: Grid = { rows: 1, columns: 1 };
   private frame = 0;
-  private marked = false;
+  private readonly timed = new Set<string>();
   private disposed = false;
 
   constructor(private readonly options: SessionOptions) {
+    this.timing('viewer:open');
+    this.on(eventTarget, CoreEnums.Events.IMAGE_LOADED, () => this.timing('viewer:first-decoded'));
+    this.on(eventTarget, CoreEnums.Events.IMAGE_LOAD_FAILED, (e) => this.loadFailed(e as CustomEvent));
+    for (const name of ANNOTATION_EVENTS) this.on(eventTarget, name, () => this.changed());
+    this.snapshotNow();
+  }
+
+  /** Cornerstone, the rendering engine and the tool group: at the first series asked for, or the first viewport attached. */
+  private ensureEngine(): RenderingEngine {
+    if (this.engine) return this.engine;
     acquireCornerstone();
     this.engine = new RenderingEngine(this.id);
     const group = ToolGroupManager.createToolGroup(this.id);
@@ -103,9 +116,11 @@ export class ViewerSession implements ViewerApi {
     group.setToolActive(SCROLL_TOOL.toolName, { bindings: [{ mouseButton: ToolEnums.MouseBindings.Wheel }] });
     // Drawn measurements stay movable and editable whatever the left button does.
     for (const key of MEASURING_TOOLS) group.setToolPassive(TOOLS[key].toolName);
-    this.on(eventTarget, CoreEnums.Events.IMAGE_LOAD_FAILED, (e) => this.loadFailed(e as CustomEvent));
-    for (const name of ANNOTATION_EVENTS) this.on(eventTarget, name, () => this.changed());
-    this.snapshotNow();
+    if (this.tool !== 'windowLevel') {
+      group.setToolPassive(TOOLS.windowLevel.toolName);
+      group.setToolActive(TOOLS[this.tool].toolName, { bindings: [{ mouseButton: ToolEnums.MouseBindings.Primary }] });
+    }
+    return this.engine;
   }
 
   // ----- the host's calls -----
@@ -133,7 +148,7 @@ export class ViewerSession implements ViewerApi {
     const cell = this.cell(viewportId);
     if (cell.element === element) return;
     if (cell.element) this.detach(viewportId);
-    this.engine.enableElement({ viewportId, type: CoreEnums.ViewportType.STACK, element, defaultOptions: { background: [0, 0, 0] } });
+    this.ensureEngine().enableElement({ viewportId, type: CoreEnums.ViewportType.STACK, element, defaultOptions: { background: [0, 0, 0] } });
     ToolGroupManager.getToolGroup(this.id)?.addViewport(viewportId, this.id);
     cell.element = element;
     const E = CoreEnums.Events;
@@ -154,7 +169,7 @@ export class ViewerSession implements ViewerApi {
     cell.listeners = [];
     this.holdContext(viewportId);
     ToolGroupManager.getToolGroup(this.id)?.removeViewports(this.id, viewportId);
-    if (!this.disposed) this.engine.disableElement(viewportId);
+    if (!this.disposed) this.engine?.disableElement(viewportId);
     cell.element = undefined;
     cell.rendered = false;
     this.changed();
@@ -164,12 +179,20 @@ export class ViewerSession implements ViewerApi {
     const cell = this.cell(viewportId);
     cell.studyUid = studyUid;
     cell.seriesUid = seriesUid;
+    // The metadata is on its way while Cornerstone starts and the viewport is laid out.
+    this.stackOf(studyUid, seriesUid).catch(() => undefined);
+    if (!this.disposed) this.ensureEngine();
     if (cell.element) await this.show(cell);
   }
 
   setTool(tool: ToolKey): void {
     const group = ToolGroupManager.getToolGroup(this.id);
-    if (!group || tool === this.tool) return;
+    if (tool === this.tool) return;
+    if (!group) {
+      this.tool = tool;
+      this.changed();
+      return;
+    }
     group.setToolPassive(TOOLS[this.tool].toolName);
     group.setToolActive(TOOLS[tool].toolName, { bindings: [{ mouseButton: ToolEnums.MouseBindings.Primary }] });
     this.tool = tool;
@@ -215,7 +238,9 @@ export class ViewerSession implements ViewerApi {
     vp.resetCamera();
     vp.resetProperties();
     vp.render();
-    this.cameraModified(this.cell(viewportId));
+    const cell = this.cell(viewportId);
+    cell.invert = !!vp.getProperties().invert;
+    this.cameraModified(cell);
   }
 
   scrollTo(viewportId: string, index: number): void {
@@ -252,7 +277,7 @@ export class ViewerSession implements ViewerApi {
 
   removeMeasurement(uid: string): void {
     annotation.state.removeAnnotation(uid);
-    this.engine.render();
+    this.engine?.render();
     this.changed();
   }
 
@@ -287,6 +312,11 @@ export class ViewerSession implements ViewerApi {
     for (const [name, fn] of this.global) eventTarget.removeEventListener(name, fn);
     this.global.length = 0;
     const ids = this.imageIds();
+    const engine = this.engine;
+    this.cells.clear();
+    this.subscribers.clear();
+    // Nothing of Cornerstone was taken before a series was asked for or a viewport attached.
+    if (!engine) return;
     release('tool group', () => ToolGroupManager.destroyToolGroup(this.id));
     release('annotations', () => {
       for (const a of annotation.state.getAllAnnotations()) {
@@ -295,7 +325,7 @@ export class ViewerSession implements ViewerApi {
     });
     // Queued requests for this session's images are dropped (the prefetch streams stop by themselves).
     release('requests', () => imageLoadPoolManager.filterRequests((r) => !ids.has(String(r.additionalDetails?.imageId))));
-    release('rendering engine', () => this.engine.destroy());
+    release('rendering engine', () => engine.destroy());
     // vtk.js leaves a deleted context to garbage collection; the browser allows only a few live ones.
     for (const gl of this.contexts) release('WebGL context', () => gl.getExtension('WEBGL_lose_context')?.loseContext());
     this.contexts.clear();
@@ -307,8 +337,6 @@ export class ViewerSession implements ViewerApi {
       if (pending) inflight.push(pending.catch(() => undefined));
     }
     this.stacks.clear();
-    this.cells.clear();
-    this.subscribers.clear();
     const landed = Promise.race([Promise.allSettled(inflight), new Promise((resolve) => setTimeout(resolve, INFLIGHT_WAIT_MS))]);
     void landed.then(() => {
       release('images', () => {
@@ -334,12 +362,8 @@ export class ViewerSession implements ViewerApi {
     let p = this.stacks.get(key);
     if (!p) {
       p = fetchSeriesMetadata(studyUid, seriesUid).then((metadata) => {
-        const stack = buildStack(this.options.base, studyUid, seriesUid, metadata);
-        // The loader reads an instance's attributes from its first frame's entry (multi-frame ones too).
-        for (const [imageId, instance] of stack.instanceOf) {
-          if (imageId.endsWith('/frames/1')) dicomImageLoader.wadors.metaDataManager.add(imageId, instance.metadata as never);
-        }
-        return stack;
+        this.timing('viewer:metadata');
+        return buildStack(this.options.base, studyUid, seriesUid, metadata);
       });
       this.stacks.set(key, p);
       p.catch(() => this.stacks.delete(key));
@@ -349,8 +373,6 @@ export class ViewerSession implements ViewerApi {
 
   private async show(cell: Cell): Promise<void> {
     const load = ++cell.load;
-    const first = !this.marked;
-    if (first) performance.mark('viewer:load-start');
     this.stopClip(cell);
     Object.assign(cell, { stack: undefined, index: 0, loaded: 0, rendered: false, error: undefined, voi: undefined });
     this.changed();
@@ -364,6 +386,7 @@ export class ViewerSession implements ViewerApi {
     }
     const vp = this.viewport(cell.id);
     if (load !== cell.load || !vp || this.disposed) return;
+    this.register(stack);
     cell.stack = stack;
     if (stack.undecodable.length) {
       cell.error = { kind: 'undecodable', syntaxes: stack.undecodable };
@@ -386,7 +409,7 @@ export class ViewerSession implements ViewerApi {
     if (load !== cell.load || this.disposed) return;
     vp.render();
     this.cameraModified(cell);
-    this.prefetch(cell, stack, load, first);
+    this.prefetch(cell, stack, load);
   }
 
   /**
@@ -395,7 +418,7 @@ export class ViewerSession implements ViewerApi {
    * flight when the reader switches series or closes, and the shown image is not queued
    * behind the whole series at the network.
    */
-  private prefetch(cell: Cell, stack: SeriesStack, load: number, timed: boolean) {
+  private prefetch(cell: Cell, stack: SeriesStack, load: number) {
     const ids = stack.imageIds;
     const live = () => load === cell.load && !this.disposed;
     let next = 0;
@@ -404,7 +427,7 @@ export class ViewerSession implements ViewerApi {
       if (!live()) return;
       settled += 1;
       if (ok) cell.loaded += 1;
-      if (settled === ids.length && timed) performance.mark('viewer:series-loaded');
+      if (settled === ids.length) this.timing('viewer:series-loaded');
       this.changed();
     };
     const stream = async () => {
@@ -423,6 +446,16 @@ export class ViewerSession implements ViewerApi {
       }
     };
     for (let k = 0; k < PREFETCH_STREAMS; k++) void stream();
+  }
+
+  /** Hands the stack's metadata to the image loader (after Cornerstone started: starting empties it). */
+  private register(stack: SeriesStack) {
+    if (this.registered.has(stack)) return;
+    // The loader reads an instance's attributes from its first frame's entry (multi-frame ones too).
+    for (const [imageId, instance] of stack.instanceOf) {
+      if (imageId.endsWith('/frames/1')) dicomImageLoader.wadors.metaDataManager.add(imageId, instance.metadata as never);
+    }
+    this.registered.add(stack);
   }
 
   private loadFailed(e: CustomEvent<{ imageId?: string; error?: unknown }>) {
@@ -494,10 +527,7 @@ export class ViewerSession implements ViewerApi {
     if (cell.rendered || !cell.stack || !vp?.getCornerstoneImage()) return;
     cell.rendered = true;
     this.holdContext(cell.id);
-    if (!this.marked) {
-      this.marked = true;
-      performance.mark('viewer:first-image');
-    }
+    this.timing('viewer:first-image');
     const props = vp.getProperties();
     if (props.voiRange) cell.voi = { lower: props.voiRange.lower, upper: props.voiRange.upper };
     cell.invert = !!props.invert;
@@ -522,7 +552,7 @@ export class ViewerSession implements ViewerApi {
 
   private viewport(id: string): StackViewport | undefined {
     if (this.disposed || !this.cells.get(id)?.element) return undefined;
-    return this.engine.getViewport(id) as StackViewport | undefined;
+    return this.engine?.getViewport(id) as StackViewport | undefined;
   }
 
   /** The study's own window (DICOM WindowCenter/Width of the shown image). */
@@ -536,11 +566,18 @@ export class ViewerSession implements ViewerApi {
   /** Remembers the WebGL context a viewport draws with, to lose it at dispose. */
   private holdContext(viewportId: string) {
     try {
-      const gl = this.engine.getOffscreenMultiRenderWindow(viewportId)?.getOpenGLRenderWindow()?.getContext();
+      const gl = this.engine?.getOffscreenMultiRenderWindow(viewportId)?.getOpenGLRenderWindow()?.getContext();
       if (gl) this.contexts.add(gl as WebGL2RenderingContext);
     } catch {
       // The viewport has no context (yet, or any more).
     }
+  }
+
+  /** A User Timing mark, the first time only in this session (the bench reads them). */
+  private timing(name: string) {
+    if (this.timed.has(name)) return;
+    this.timed.add(name);
+    performance.mark(name);
   }
 
   private stopClip(cell: Cell) {

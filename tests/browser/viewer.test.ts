@@ -9,7 +9,8 @@
  * 4. a window preset changes the window values in the overlay and the picture
  * 5. a length measurement reads in mm, as long as PixelSpacing 0.7 makes it; the whole
  *    series loads
- * 6. settings → single screen: the viewer opens in the list's own tab
+ * 6. rotate, flip, invert, reset show in the overlay; cine plays and stops; then
+ *    settings → single screen: the viewer opens in the list's own tab
  * 7. 20 open/close cycles leave no live WebGL context and no worker (counted by
  *    wrapping getContext and Worker before the page loads)
  * 8. comparison from the exam list: 1 and 17 studies are refused with the spec's words,
@@ -262,6 +263,25 @@ describe('the diagnostic viewer in Chromium', () => {
     await popup.waitForFunction((n) => document.querySelector('[data-testid=viewport]')?.getAttribute('data-loaded') === String(n), SLICES, { timeout: 120_000 });
     await popup.screenshot({ path: '/tmp/viewer-measure.png' });
   }, 180_000);
+
+  test('rotate, flip, invert and reset show in the overlay; cine plays through the stack and stops', async () => {
+    const transform = overlay(popup, 'transform');
+    await popup.getByTestId('viewer-rotate').click();
+    await transform.filter({ hasText: '90°' }).waitFor();
+    await popup.getByTestId('viewer-flipH').click();
+    await transform.filter({ hasText: zh('entity.viewer.overlay.flipH') }).waitFor();
+    await popup.getByTestId('viewer-invert').click();
+    await transform.filter({ hasText: zh('entity.viewer.overlay.inverted') }).waitFor();
+    await popup.getByTestId('viewer-reset').click();
+    await transform.waitFor({ state: 'detached' });
+    const before = Number(await viewport(popup).getAttribute('data-index'));
+    await popup.getByTestId('viewer-cine').click();
+    await popup.waitForFunction((from) => Number(document.querySelector('[data-testid=viewport]')?.getAttribute('data-index')) >= from + 3, before);
+    await popup.getByTestId('viewer-cine').click();
+    const stopped = await viewport(popup).getAttribute('data-index');
+    await popup.waitForTimeout(500);
+    expect(await viewport(popup).getAttribute('data-index')).toBe(stopped);
+  });
 
   test('settings: single screen makes the exam list open the viewer in its own tab', async () => {
     await popup.getByTestId('viewer-settings').click();

@@ -13,10 +13,11 @@ import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useSearchParams } from 'umi';
 import { useTranslate } from '../../schema/useTranslate';
 import type { RequestError } from '../../services/request';
-import { useCommonSetting } from '../../session/store';
+import { getSession } from '../../session/store';
 import { compareStudies, viewerStudies, type StudySelection, type ViewerStudies } from '../../viewer/api';
 import { autoLoads } from '../../viewer/launch';
-import { Viewer } from '../../viewer/Viewer';
+import type { ViewerApi } from '../../viewer/types';
+import { startViewer, Viewer } from '../../viewer/Viewer';
 
 const list = (v: string | null) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 
@@ -24,7 +25,6 @@ export default function ViewerPage() {
   const { t } = useTranslate();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const viewConfig = useCommonSetting()?.viewConfig;
   const query = params.toString();
   const request = useMemo(() => {
     const p = new URLSearchParams(query);
@@ -36,18 +36,25 @@ export default function ViewerPage() {
     if (studies.length) return { kind: p.get('side') === '1' ? ('side' as const) : ('view' as const), selection: { studyUids: studies } };
     return undefined;
   }, [query]);
-  const [state, setState] = useState<{ data?: ViewerStudies; error?: string }>({});
+  const [state, setState] = useState<{ data?: ViewerStudies; session?: ViewerApi; error?: string }>({});
 
   useEffect(() => {
     if (!request) return;
     let live = true;
+    let session: ViewerApi | undefined;
     setState({});
     (request.kind === 'compare' ? compareStudies(request.selection) : viewerStudies(request.selection)).then(
-      (data) => live && setState({ data }),
+      (data) => {
+        if (!live) return;
+        // Opened at once: the series' metadata is fetched while the screen renders.
+        session = startViewer(data.list, { sideBySide: request.kind !== 'view', autoLoad: autoLoads(getSession().user?.setting?.viewConfig) });
+        setState({ data, session });
+      },
       (e: RequestError) => live && setState({ error: e.message }),
     );
     return () => {
       live = false;
+      session?.dispose();
     };
   }, [request]);
 
@@ -69,7 +76,8 @@ export default function ViewerPage() {
       studies={state.data.list}
       masked={state.data.masked}
       sideBySide={request.kind !== 'view'}
-      autoLoad={autoLoads(viewConfig)}
+      autoLoad={autoLoads(getSession().user?.setting?.viewConfig)}
+      session={state.session}
       onClose={close}
     />
   );
