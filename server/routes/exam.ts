@@ -20,6 +20,7 @@ import { EXAM_MASKS } from '../lib/masking';
 import { ageFromBirthDate, birthDateOfIdCard, dayKey, formatExamCode, formatPatientId, newStudyUid, pinyinName } from '../lib/examRules';
 import { caller } from '../plugins/auth';
 import { rowMasker } from './gradeSafety';
+import { renderedPathSql } from '../pacs/thumbnail';
 import type { Exam } from '../../src/types/generated/entities/exam';
 
 /** Exam states of codes/examState.json. */
@@ -60,12 +61,10 @@ const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalNam
   e.arrived_at AS "arrivedAt", e.exam_time AS "examTime", e.created_at AS "createdAt", e.register_doctor_name AS "registerDoctorName",
   e.hidden, e.study_uid AS "studyUID", e.report_state AS "reportState", e.image_status AS "imageStatus", e.series_count AS "seriesCount",
   e.instance_count AS "instanceCount",
-  -- The thumbnail: the middle image of the first series of the first matched study (20 rows a page, each an index walk).
+  -- The thumbnail: the first series of the first matched study (20 rows a page, each an index walk).
   CASE WHEN e.image_status = 1 THEN (
-    SELECT '/dicom-web/studies/' || st.study_uid || '/series/' || se.series_uid || '/instances/' || i.sop_instance_uid || '/rendered'
+    SELECT ${renderedPathSql('st', 'se')}
       FROM dicom_study st JOIN dicom_series se ON se.study_id = st.id
-      JOIN LATERAL (SELECT sop_instance_uid FROM dicom_instance WHERE series_id = se.id
-                     ORDER BY instance_number NULLS LAST, id OFFSET se.instance_count / 2 LIMIT 1) i ON true
      WHERE st.exam_id = e.id ORDER BY st.id, se.series_number NULLS LAST, se.id LIMIT 1) END AS thumbnail`;
 
 const DETAIL_SELECT = `${LIST_SELECT}, e.image_code AS "imageCode", e.study_uid AS "studyInstanceUid", e.id_no AS "idNo",

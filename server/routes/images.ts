@@ -16,6 +16,7 @@ import { dropNulls, registerResource } from '../lib/resource';
 import { runList, type ListSpec } from '../lib/list';
 import { caller } from '../plugins/auth';
 import { dayKey } from '../lib/examRules';
+import { renderedPathSql } from '../pacs/thumbnail';
 import { assertImageChange, candidateExams, linkStudy, refreshExamImages, unlinkStudy } from '../pacs/matching';
 import { examRow, writeLog } from './exam';
 import type { Study } from '../../src/types/generated/entities/study';
@@ -82,12 +83,9 @@ async function seriesOf(q: Queryable, studyIds: number[]) {
   const { rows } = await q.query<Record<string, unknown> & { studyId: number }>(
     `SELECT se.study_id AS "studyId", se.id, se.series_uid AS "seriesUid", se.modality, se.series_number AS "seriesNumber",
             se.series_description AS "seriesDescription", se.instance_count AS "instanceCount",
-            '/dicom-web/studies/' || st.study_uid || '/series/' || se.series_uid || '/instances/' || mid.sop_instance_uid || '/rendered' AS thumbnail
+            ${renderedPathSql('st', 'se')} AS thumbnail
        FROM dicom_series se
        JOIN dicom_study st ON st.id = se.study_id
-       LEFT JOIN LATERAL (
-         SELECT i.sop_instance_uid FROM dicom_instance i WHERE i.series_id = se.id
-          ORDER BY i.instance_number NULLS LAST, i.id OFFSET GREATEST(se.instance_count / 2, 0) LIMIT 1) mid ON true
       WHERE se.study_id = ANY($1::int[])
       ORDER BY se.study_id, se.series_number NULLS LAST, se.id`,
     [studyIds],
