@@ -38,6 +38,8 @@ export interface IdentityConfig {
   sessionIdleMinutes: number;
   /** Remember-me ("7-day auto login") sessions last this long from login. */
   rememberMeDays: number;
+  /** How long a resolved session is kept in process (identity/sessionCache.ts); 0 turns the cache off. */
+  authCacheMs: number;
   /** Wrong passwords in a row that lock the account. */
   maxFailures: number;
   /** How long a lock lasts unless an administrator unlocks the user first. */
@@ -82,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     identity: {
       sessionIdleMinutes: Number(env.SESSION_IDLE_MINUTES || 30),
       rememberMeDays: Number(env.REMEMBER_ME_DAYS || 7),
+      authCacheMs: Number(env.AUTH_CACHE_MS ?? 1000),
       maxFailures: Number(env.LOGIN_MAX_FAILURES || 4),
       lockMinutes: Number(env.LOGIN_LOCK_MINUTES || 60),
       passwordMaxAgeDays: Number(env.PASSWORD_MAX_AGE_DAYS ?? 180),

@@ -15,6 +15,19 @@ export interface Queryable {
   query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
+/** Told the SQL texts of what committed: one statement outside a transaction, or a whole transaction's. Must not throw. */
+export type CommitObserver = (statements: readonly string[]) => void;
+
+export interface Notifications {
+  /** Each NOTIFY payload on the channel ('' when none was given). */
+  message(payload: string): void;
+  /**
+   * false: the listening connection is lost and messages may be missed until it is
+   * back (it reconnects by itself); true: listening (again).
+   */
+  connection?(up: boolean): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs several statements separated by semicolons (migrations); no parameters. */
@@ -26,6 +39,18 @@ export interface Db extends Queryable {
    * that two instances starting at once do not both migrate or seed.
    */
   withAdvisoryLock<T>(key: number, fn: (q: Db) => Promise<T>): Promise<T>;
+  /**
+   * Calls `observer` after each commit made through this Db object (this process;
+   * other processes are heard through `listen`), before the writer's promise
+   * resolves; returns the unsubscribe.
+   */
+  observeCommits(observer: CommitObserver): () => void;
+  /**
+   * LISTEN on `channel` (a plain lower-case identifier). Resolves after the first
+   * attempt, whether or not it connected (`connection` says); the function it gives
+   * stops listening. Listeners also end with close().
+   */
+  listen(channel: string, notifications: Notifications): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { Commits } from './commits';
 import type { Db, Queryable, QueryResult } from './index';
 
 function wrap(conn: { query: PGlite['query'] }): Queryable {
@@ -21,14 +22,24 @@ export async function openPglite(dataDir?: string): Promise<Db> {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
   const pg = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
   const base = wrap(pg);
+  const commits = new Commits();
   const db: Db = {
     kind: 'pglite',
-    query: base.query,
+    async query<T>(sql: string, params?: unknown[]) {
+      const r = await base.query<T>(sql, params);
+      // Outside a transaction a statement commits by itself.
+      if (commits.active) commits.committed([sql]);
+      return r;
+    },
     async exec(sql) {
       await pg.exec(sql);
+      commits.committed([sql]);
     },
-    tx(fn) {
-      return pg.transaction((t) => fn(wrap(t)));
+    async tx(fn) {
+      const done = commits.recorder();
+      const out = await pg.transaction((t) => fn(Commits.recording(wrap(t), done)));
+      commits.committed(done);
+      return out;
     },
     async withAdvisoryLock(key, fn) {
       // One process owns a PGlite directory, so the lock only guards against
@@ -39,6 +50,16 @@ export async function openPglite(dataDir?: string): Promise<Db> {
       } finally {
         await pg.query('SELECT pg_advisory_unlock($1)', [key]);
       }
+    },
+    observeCommits: (observer) => commits.add(observer),
+    async listen(channel, notifications) {
+      // One process owns the database, so its own NOTIFYs are all there is to hear, and
+      // the connection cannot be lost.
+      const stop = await pg.listen(channel, (payload) => notifications.message(payload ?? ''));
+      notifications.connection?.(true);
+      return async () => {
+        if (!pg.closed) await stop();
+      };
     },
     async close() {
       if (!pg.closed) await pg.close();

@@ -1,6 +1,7 @@
 /** PostgreSQL through `pg`'s pool: the production database. */
-import { Pool, types, type PoolClient } from 'pg';
-import type { Db, Queryable, QueryResult } from './index';
+import { Client, Pool, types, type PoolClient } from 'pg';
+import { Commits } from './commits';
+import type { Db, Notifications, Queryable, QueryResult } from './index';
 
 // int8 (counts, sums) as JS numbers: our ids and counts stay far below 2^53,
 // and PGlite returns numbers too, so both databases give the same shapes.
@@ -17,53 +18,116 @@ function wrap(client: Pool | PoolClient): Queryable {
   };
 }
 
+/** How long to wait before listening again after the connection was lost: doubling, at most 5 s. */
+const RELISTEN_MS = { first: 100, max: 5000 };
+
+/**
+ * A dedicated connection (not the pool's: a pooled one would be handed to queries) that
+ * LISTENs on `channel`, and again on a new connection whenever it is lost.
+ */
+function listener(url: string, channel: string, n: Notifications): { started: Promise<void>; stop(): Promise<void> } {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`listen: bad channel name ${channel}`);
+  let current: Client | undefined;
+  let stopped = false;
+  let delay = RELISTEN_MS.first;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const c = new Client({ connectionString: url });
+    let lost = false;
+    const onLost = () => {
+      if (lost || stopped) return;
+      lost = true;
+      current = undefined;
+      c.end().catch(() => undefined);
+      n.connection?.(false);
+      timer = setTimeout(() => void connect(), delay);
+      delay = Math.min(delay * 2, RELISTEN_MS.max);
+    };
+    c.on('error', onLost);
+    c.on('end', onLost);
+    c.on('notification', (m) => {
+      if (m.channel === channel) n.message(m.payload ?? '');
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+    } catch {
+      onLost();
+      return;
+    }
+    if (stopped) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    current = c;
+    delay = RELISTEN_MS.first;
+    n.connection?.(true);
+  };
+  return {
+    started: connect(),
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await current?.end().catch(() => undefined);
+      current = undefined;
+    },
+  };
+}
+
 export async function openPostgres(url: string): Promise<Db> {
   const pool = new Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_MAX || 10) });
   // A pool error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   await pool.query('SELECT 1');
   const base = wrap(pool);
+  const commits = new Commits();
+  const listeners = new Set<() => Promise<void>>();
+  const inTx = async <T>(client: PoolClient, fn: (q: Queryable) => Promise<T>): Promise<T> => {
+    const done = commits.recorder();
+    await client.query('BEGIN');
+    try {
+      const out = await fn(Commits.recording(wrap(client), done));
+      await client.query('COMMIT');
+      commits.committed(done);
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  };
+  // Outside a transaction a statement commits by itself.
+  const autocommit = (q: Queryable): Queryable['query'] =>
+    async function query<T>(sql: string, params?: unknown[]) {
+      const r = await q.query<T>(sql, params);
+      if (commits.active) commits.committed([sql]);
+      return r;
+    };
 
   const db: Db = {
     kind: 'postgres',
-    query: base.query,
+    query: autocommit(base),
     async exec(sql) {
       await pool.query(sql);
+      commits.committed([sql]);
     },
     async tx(fn) {
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
-        const out = await fn(wrap(client));
-        await client.query('COMMIT');
-        return out;
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw e;
+        return await inTx(client, fn);
       } finally {
         client.release();
       }
     },
     async withAdvisoryLock(key, fn) {
       const client = await pool.connect();
-      const q = wrap(client);
       const locked: Db = {
         ...db,
-        query: q.query,
+        query: autocommit(wrap(client)),
         async exec(sql) {
           await client.query(sql);
+          commits.committed([sql]);
         },
-        async tx(inner) {
-          await client.query('BEGIN');
-          try {
-            const out = await inner(q);
-            await client.query('COMMIT');
-            return out;
-          } catch (e) {
-            await client.query('ROLLBACK').catch(() => undefined);
-            throw e;
-          }
-        },
+        tx: (inner) => inTx(client, inner),
       };
       try {
         await client.query('SELECT pg_advisory_lock($1)', [key]);
@@ -73,7 +137,19 @@ export async function openPostgres(url: string): Promise<Db> {
         client.release();
       }
     },
+    observeCommits: (observer) => commits.add(observer),
+    async listen(channel, notifications) {
+      const l = listener(url, channel, notifications);
+      listeners.add(l.stop);
+      await l.started;
+      return async () => {
+        listeners.delete(l.stop);
+        await l.stop();
+      };
+    },
     async close() {
+      await Promise.all([...listeners].map((stop) => stop()));
+      listeners.clear();
       await pool.end();
     },
   };

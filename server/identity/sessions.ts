@@ -3,13 +3,15 @@
  * 256 random bits given to the client once; only its SHA-256 is stored. A session
  * without remember-me slides: it ends after `sessionIdleMinutes` without a request;
  * a remember-me session ends `rememberMeDays` after login. Logout revokes.
+ * Resolved sessions are kept a moment in process (./sessionCache.ts).
  */
 import crypto from 'node:crypto';
-import type { Queryable } from '../db';
+import type { Db, Queryable } from '../db';
 import type { IdentityConfig } from '../config';
 import { sha256 } from './passwords';
 import { buildScope, type DataScope, type RoleScopeInput, type UserScopeInput } from './scope';
 import type { PermissionMap } from './access';
+import { sessionCacheOf } from './sessionCache';
 
 export interface AuthContext {
   userId: number;
@@ -30,6 +32,13 @@ export interface AuthContext {
 
 /** Touching last_seen_at at most this often keeps request handling read-only most of the time. */
 const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * A cached session is not touched (its hits skip the lookup); the next miss touches it.
+ * Bounding the cache's lifetime by the touch interval keeps a busy session touched
+ * within two intervals, well inside its idle timeout.
+ */
+const cacheTtl = (config: IdentityConfig) => Math.max(0, Math.min(config.authCacheMs, TOUCH_EVERY_MS));
 
 export function newToken(): string {
   return crypto.randomBytes(32).toString('base64url');
@@ -69,17 +78,26 @@ interface SessionRow {
   data_conditions: RoleScopeInput['dataConditions'];
   region_org_ids: number[] | null;
   hospital_name: string | null;
+  expires_in_ms: number;
 }
 
-/** The caller behind a token, or null when it is unknown, revoked or expired. One query. */
-export async function resolveSession(q: Queryable, config: IdentityConfig, token: string): Promise<AuthContext | null> {
+/**
+ * The caller behind a token, or null when it is unknown, revoked or expired: from the
+ * session cache, else one query (cached for the next calls; unknown tokens are not).
+ */
+export async function resolveSession(db: Db, config: IdentityConfig, token: string): Promise<AuthContext | null> {
   const tokenHash = sha256(token);
-  const { rows } = await q.query<SessionRow>('SELECT * FROM auth_session($1, $2::interval)', [tokenHash, `${TOUCH_EVERY_MS / 1000} seconds`]);
+  const cache = sessionCacheOf(db, cacheTtl(config));
+  const hit = cache?.get(tokenHash);
+  if (hit) return hit;
+  const ticket = cache?.ticket() ?? 0;
+  const { rows } = await db.query<SessionRow>('SELECT * FROM auth_session($1, $2::interval)', [tokenHash, `${TOUCH_EVERY_MS / 1000} seconds`]);
   const row = rows[0];
   if (!row || row.expired) return null;
   if (row.touch) {
-    // Sliding idle timeout for ordinary sessions; remember-me keeps its fixed end.
-    await q.query(
+    // Sliding idle timeout for ordinary sessions; remember-me keeps its fixed end. The
+    // cache watches writes to session except this statement, which starts "UPDATE session SET last_seen_at".
+    await db.query(
       `UPDATE session SET last_seen_at = now(),
               expires_at = CASE WHEN remember_me THEN expires_at ELSE now() + $2::interval END
         WHERE token_hash = $1`,
@@ -89,7 +107,7 @@ export async function resolveSession(q: Queryable, config: IdentityConfig, token
   const role: RoleScopeInput | null = row.role_id
     ? { dataScope: row.data_scope ?? 'own', dataConditions: row.data_conditions, regionOrgIds: row.region_org_ids ?? [] }
     : null;
-  return {
+  const ctx: AuthContext = {
     userId: row.user_id,
     name: row.name,
     mobile: row.mobile,
@@ -105,6 +123,9 @@ export async function resolveSession(q: Queryable, config: IdentityConfig, token
     passwordExpired: row.password_expired,
     passwordWeak: row.password_weak,
   };
+  // The end as read, before any touch above moved it later: the earlier bound is the safe one.
+  cache?.set(tokenHash, ctx, row.expires_in_ms, ticket);
+  return ctx;
 }
 
 export async function revokeSession(q: Queryable, tokenHash: string): Promise<void> {
