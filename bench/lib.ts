@@ -4,8 +4,16 @@
  * using the median of several rounds.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import type { FastifyInstance } from 'fastify';
+import { Client } from 'pg';
+import { loadConfig } from '../server/config';
+import type { Db } from '../server/db';
+import { preparePlatform } from '../server/start';
 import { freePort } from '../tests/support/server';
 
 export const root = path.resolve(__dirname, '..');
@@ -14,6 +22,12 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The p-th percentile (nearest rank) of `values`. */
+export function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
 export interface LoadResult {
@@ -73,4 +87,52 @@ export interface BenchContext {
   rounds: number;
   seconds: number;
   report(line: Record<string, string | number>): void;
+}
+
+export interface BenchDatabase {
+  /** Connection string of the fresh database. */
+  url: string;
+  /** The platform in this process on it (migrated, demo region seeded), and its files' folder. */
+  app: FastifyInstance;
+  db: Db;
+  dataDir: string;
+  /** Closes the platform, drops the database and removes the folder. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh PostgreSQL database of its own for a suite, on the server of
+ * BENCH_DATABASE_URL (else TEST_DATABASE_URL), migrated and seeded with the demo region
+ * by the platform opened in this process. Without either URL the suite is reported
+ * skipped (as `bench`) and undefined comes back.
+ */
+export async function benchDatabase(ctx: BenchContext, bench: string): Promise<BenchDatabase | undefined> {
+  const adminUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
+  if (!adminUrl) {
+    console.log('skipped: needs PostgreSQL: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a server where it may create a database');
+    ctx.report({ bench, skipped: 'no BENCH_DATABASE_URL or TEST_DATABASE_URL' });
+    return undefined;
+  }
+  const dbName = `rcloud_bench_${crypto.randomBytes(5).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-bench-'));
+  const drop = async (platform?: { app: FastifyInstance; db: Db }) => {
+    await platform?.app.close().catch(() => undefined);
+    await platform?.db.close().catch(() => undefined);
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const config = loadConfig({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, DIST_DIR: path.join(dataDir, 'no-dist'), LOG_LEVEL: 'warn' });
+    const platform = await preparePlatform(config, { logger: false });
+    return { url: url.toString(), app: platform.app, db: platform.db, dataDir, drop: () => drop(platform) };
+  } catch (e) {
+    await drop();
+    throw e;
+  }
 }

@@ -10,9 +10,10 @@ import * as dicom from './suites/dicom';
 import * as exam from './suites/exam';
 import * as identity from './suites/identity';
 import * as platform from './suites/platform';
+import * as report from './suites/report';
 import * as viewer from './suites/viewer';
 
-const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer];
+const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report];
 
 async function main() {
   const wanted = process.argv.slice(2);

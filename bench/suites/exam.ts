@@ -12,16 +12,8 @@
  *   process's peak RSS above what it used before (sampled every 20 ms).
  * The database is dropped afterwards.
  */
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Client } from 'pg';
-import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../server/config';
-import { preparePlatform } from '../../server/start';
 import { DEMO_PASSWORD } from '../../mock/identity';
-import { median, type BenchContext } from '../lib';
+import { benchDatabase, median, type BenchContext } from '../lib';
 
 export const name = 'exam';
 
@@ -36,8 +28,12 @@ const MODALITIES = ['CT', 'MR', 'DX', 'US', 'MG'];
 
 const sqlArray = (values: string[]) => `ARRAY[${values.map((v) => `'${v}'`).join(',')}]`;
 
-/** One INSERT … SELECT over generate_series: the i-th exam is the i-th spread of every column. */
-export function bulkInsert(hospitalIds: number[]): string {
+/**
+ * One INSERT … SELECT over generate_series: the i-th exam is the i-th spread of every
+ * column. `count` exams (exam codes B0000000001…) over SPAN_DAYS; `examined` makes them
+ * all examined (exam_state 2, what reports need) instead of a spread of states.
+ */
+export function bulkInsert(hospitalIds: number[], { count = EXAMS, examined = false }: { count?: number; examined?: boolean } = {}): string {
   return `
     INSERT INTO exam (hospital_id, exam_code, study_uid, his_patient_name, his_no, patient_id, age, age_unit, sex, phone,
                       patient_source, modality, device_name, item_names, price, exam_state, arrived_at, register_doctor_name,
@@ -45,19 +41,19 @@ export function bulkInsert(hospitalIds: number[]): string {
     SELECT h.ids[(1 + i % ${hospitalIds.length})::int],
            'B' || lpad(i::text, 10, '0'),
            '2.25.9' || i,
-           (${sqlArray(SURNAMES)})[1 + abs(hashint8(i)) % ${SURNAMES.length}] || (${sqlArray(GIVEN)})[1 + abs(hashint8(i + ${EXAMS})) % ${GIVEN.length}],
+           (${sqlArray(SURNAMES)})[1 + abs(hashint8(i)) % ${SURNAMES.length}] || (${sqlArray(GIVEN)})[1 + abs(hashint8(i + ${count})) % ${GIVEN.length}],
            'H' || i,
            'P' || lpad((i % 400000)::text, 9, '0'),
            (1 + i % 90)::smallint, 4, (1 + i % 2)::smallint,
            '138' || lpad((i % 100000000)::text, 8, '0'),
            (1 + i % 4)::smallint,
            (${sqlArray(MODALITIES)})[(1 + i % ${MODALITIES.length})::int],
-           'DEV-' || (i % 7), '胸部平扫', 120.00, (1 + i % 3)::smallint,
+           'DEV-' || (i % 7), '胸部平扫', 120.00, ${examined ? '2' : '(1 + i % 3)'}::smallint,
            t.at, '登记员',
            t.at, 'B' || lpad(i::text, 10, '0'), 'B' || lpad(i::text, 10, '0'), t.at, t.at
-      FROM generate_series(1::bigint, ${EXAMS}) AS i
+      FROM generate_series(1::bigint, ${count}) AS i
       CROSS JOIN (SELECT ARRAY[${hospitalIds.join(',')}]::int[] AS ids) h
-      CROSS JOIN LATERAL (SELECT now() - (i * (${SPAN_DAYS} * 86400.0 / ${EXAMS})) * interval '1 second' AS at) t`;
+      CROSS JOIN LATERAL (SELECT now() - (i * (${SPAN_DAYS} * 86400.0 / ${count})) * interval '1 second' AS at) t`;
 }
 
 /** Whole local days ending tomorrow 00:00, as the query bar sends them. */
@@ -81,31 +77,10 @@ async function meanMs(seconds: number, call: () => Promise<void>): Promise<numbe
 }
 
 export async function run(ctx: BenchContext) {
-  const adminUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
-  if (!adminUrl) {
-    console.log('skipped: needs PostgreSQL: set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a server where it may create a database');
-    ctx.report({ bench: 'exam list and export', skipped: 'no BENCH_DATABASE_URL or TEST_DATABASE_URL' });
-    return;
-  }
-  const dbName = `rcloud_bench_${crypto.randomBytes(5).toString('hex')}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${dbName}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-bench-exam-'));
-  let app: FastifyInstance | undefined;
-  let close: (() => Promise<void>) | undefined;
+  const pg = await benchDatabase(ctx, 'exam list and export');
+  if (!pg) return;
   try {
-    const config = loadConfig({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, DIST_DIR: path.join(dataDir, 'no-dist'), LOG_LEVEL: 'warn' });
-    const platform = await preparePlatform(config, { logger: false });
-    app = platform.app;
-    const db = platform.db;
-    close = async () => {
-      await platform.app.close();
-      await db.close();
-    };
-
+    const { app, db } = pg;
     const hospitals = (await db.query<{ id: number; code: string }>('SELECT id, code FROM org ORDER BY id')).rows;
     let t0 = performance.now();
     await db.query(bulkInsert(hospitals.map((h) => h.id)));
@@ -123,9 +98,8 @@ export async function run(ctx: BenchContext) {
     const hospitalId = hospitals.find((h) => h.code === 'HOSP_A')!.id;
     const exportHospital = hospitals.find((h) => h.code === 'HOSP_B')!.id;
     const ids = (await db.query<{ id: number }>('SELECT id FROM exam TABLESAMPLE SYSTEM (0.1) LIMIT 500')).rows.map((r) => r.id);
-    const a = app;
     const inject = async (method: 'GET' | 'POST', url: string, payload?: object) => {
-      const r = await a.inject({ method, url, headers: auth, payload });
+      const r = await app.inject({ method, url, headers: auth, payload });
       if (r.statusCode !== 200) throw new Error(`${method} ${url}: ${r.statusCode} ${r.body.slice(0, 200)}`);
       return r;
     };
@@ -180,9 +154,6 @@ export async function run(ctx: BenchContext) {
     ctx.report({ bench: `export of ${rows} rows (one hospital, 31 days) rows/s`, value: Math.round(median(rates)) });
     ctx.report({ bench: 'export peak RSS above the process before it, MB', value: +median(peaks).toFixed(1), processMaxRssMB: Math.round(process.resourceUsage().maxRSS / 1024) });
   } finally {
-    await close?.().catch(() => undefined);
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await pg.drop();
   }
 }
