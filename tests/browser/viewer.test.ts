@@ -278,9 +278,18 @@ describe('the diagnostic viewer in Chromium', () => {
     await popup.getByTestId('viewer-cine').click();
     await popup.waitForFunction((from) => Number(document.querySelector('[data-testid=viewport]')?.getAttribute('data-index')) >= from + 3, before);
     await popup.getByTestId('viewer-cine').click();
-    const stopped = await viewport(popup).getAttribute('data-index');
+    // A frame already scheduled when the click lands may still be drawn: wait for the
+    // index to hold still for 300 ms (a clip still playing at 10+ fps never does).
+    const index = () => viewport(popup).getAttribute('data-index');
+    let stopped = await index();
+    for (let tries = 0; tries < 10; tries++) {
+      await popup.waitForTimeout(300);
+      const now = await index();
+      if (now === stopped) break;
+      stopped = now;
+    }
     await popup.waitForTimeout(500);
-    expect(await viewport(popup).getAttribute('data-index')).toBe(stopped);
+    expect(await index()).toBe(stopped);
   });
 
   test('settings: single screen makes the exam list open the viewer in its own tab', async () => {
