@@ -8,6 +8,7 @@ import { migrate, STARTUP_LOCK_KEY } from './db/migrate';
 import { LocalFileStorage } from './storage';
 import { buildApp } from './app';
 import { seedAdmin, seedDemo, seedDemoImages } from './seed';
+import { seedPrintLayouts } from './report/printLayouts';
 import type { ServerConfig } from './config';
 
 export interface Platform {
@@ -35,6 +36,8 @@ export async function preparePlatform(
       await migrate(locked);
       if (config.seedDemo) seeded = await seedDemo(locked);
       else await seedAdmin(locked, config.identity, (msg) => console.warn(`[rcloud] ${msg}`));
+      // After the hospitals exist: the print layouts' mapping names them.
+      await locked.tx((q) => seedPrintLayouts(q));
     });
     await ready;
     // Through the archive (files and index), once the app and its database are ready.

@@ -7,7 +7,7 @@
  * operation-log entry written to exam_log. `allowedActions` answers which actions a
  * caller may take on a report now, from the same table. Touches report,
  * report_lock, report_request, report_assignee (via effects), exam (the two copied
- * columns) and exam_log.
+ * columns), exam_log and report_crisis (critical-value notices, ./crisis.ts).
  */
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyError } from 'fastify';
@@ -19,6 +19,7 @@ import { AppError } from '../lib/errors';
 import { loadSchemas } from '../lib/schemas';
 import { validationFailure } from '../plugins/platform';
 import { inScope } from '../routes/exam';
+import { syncCrisisNotice } from './crisis';
 import { EFFECTS, GUARDS, type ActionContext, type ActionInput, type ReportContent, type ReportRow } from './guards';
 import { transitionFrom, WORKFLOW, type Action } from './workflow';
 
@@ -238,7 +239,11 @@ export async function perform(db: Db, me: AuthContext, id: number, name: string,
     const content = input.content ?? {};
     const sent = CONTENT_FIELDS.filter((f) => content[f] !== undefined);
     if (sent.length && !action.content) throw invalid(sent[0], 'validation.additionalProperties');
-    if (action.content) applyContent(ctx, content);
+    if (action.content) {
+      applyContent(ctx, content);
+      // The critical-value notice to the requesting department, written after the report row in this transaction.
+      ctx.after.push(() => syncCrisisNotice(ctx));
+    }
     for (const g of action.guards ?? []) await GUARDS[g].check(ctx);
     for (const f of action.effects ?? []) await EFFECTS[f](ctx);
 
@@ -286,4 +291,38 @@ export async function perform(db: Db, me: AuthContext, id: number, name: string,
     if (criticalValue) await writeLog(q, ctx, 'criticalValue', name, from, to, { content: criticalValue });
     return { replayed: false };
   });
+}
+
+/** The body of a call acting on several reports at once (batch unlock, batch print): their ids, a page of a list at most. */
+export const BATCH_BODY = {
+  type: 'object',
+  required: ['ids'],
+  properties: { ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
+  additionalProperties: false,
+} as const;
+
+/**
+ * Action `name` on several reports, each judged alone in its own transaction: the ids
+ * done, and the others with the catalogue error that refused each. `input` gives a
+ * report's input (batch print sends the version it reads).
+ */
+export async function performEach(
+  db: Db,
+  me: AuthContext,
+  ids: number[],
+  name: string,
+  input: (id: number) => Promise<ActionInput> | ActionInput = () => ({}),
+): Promise<{ done: number[]; refused: Array<{ id: number; error: AppError }> }> {
+  const done: number[] = [];
+  const refused: Array<{ id: number; error: AppError }> = [];
+  for (const id of ids) {
+    try {
+      await perform(db, me, id, name, await input(id));
+      done.push(id);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      refused.push({ id, error: e });
+    }
+  }
+  return { done, refused };
 }

@@ -4,11 +4,12 @@
  * action writes beyond the new state. The engine (./engine.ts) runs them in the
  * table's order inside the action's transaction; a name the table uses that is not
  * here stops the server at start-up (./workflow.ts). Touches report_assignee and
- * reads org, app_user, user_membership and role.
+ * reads org, app_user, user_membership, role and the print layout mapping.
  */
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { AppError } from '../lib/errors';
+import { hospitalLayout } from './printLayouts';
 
 /** The report as the engine reads it (joined with its exam and lock), columns as stored. */
 export interface ReportRow {
@@ -121,6 +122,50 @@ function merged(ctx: ActionContext, field: 'see' | 'diagnosis'): string | null {
 /** The right a doctor needs for the next step of a report in each state (assignment): write, review or recheck. */
 const WORK_RIGHT: Record<number, 'write' | 'verify' | 'recheck'> = { [-1]: 'write', 1: 'write', 3: 'write', 7: 'write', 8: 'write', 2: 'verify', 6: 'verify', 5: 'recheck' };
 
+/**
+ * The higher-level hospitals a report may be sent to: those above the exam's hospital
+ * and the superior registered on the exam (never the exam's own hospital). The guard
+ * superiorHospital picks from them; the detail page offers them as the choice.
+ */
+export async function superiorChoices(q: Queryable, report: Pick<ReportRow, 'exam_hospital_id' | 'exam_superior_hospital_id'>): Promise<Array<{ id: number; name: string }>> {
+  const { rows } = await q.query<{ id: number; name: string }>(
+    `WITH RECURSIVE up AS (
+       SELECT parent_id AS id FROM org WHERE id = $1
+       UNION SELECT o.parent_id FROM org o JOIN up ON o.id = up.id WHERE o.parent_id IS NOT NULL)
+     SELECT o.id, o.name FROM org o WHERE (o.id IN (SELECT id FROM up) OR o.id = $2) AND o.id <> $1 ORDER BY o.id`,
+    [report.exam_hospital_id, report.exam_superior_hospital_id],
+  );
+  return rows;
+}
+
+/**
+ * Active doctors who may take the report's next step (`ids`: only those of them): a
+ * member of the exam's hospital (or of the superior it was sent to, or with the exam's
+ * hospital in their role's regional authorization) whose role grants write, verify or
+ * recheck as the state needs, in the report, myReport or remote module. None in a
+ * state without a next step.
+ */
+export async function qualifiedDoctors(
+  q: Queryable,
+  report: Pick<ReportRow, 'report_state' | 'exam_hospital_id' | 'sent_to_superior' | 'superior_hospital_id'>,
+  ids?: number[],
+): Promise<Array<{ id: number; name: string }>> {
+  const right = WORK_RIGHT[report.report_state];
+  if (!right) return [];
+  const hospitals = [report.exam_hospital_id, ...(report.sent_to_superior && report.superior_hospital_id ? [report.superior_hospital_id] : [])];
+  const { rows } = await q.query<{ id: number; name: string }>(
+    `SELECT DISTINCT u.id, u.name FROM app_user u
+       JOIN user_membership m ON m.user_id = u.id
+       JOIN role ro ON ro.id = m.role_id
+      WHERE ($1::int[] IS NULL OR u.id = ANY($1::int[])) AND u.status = 1
+        AND (m.hospital_id = ANY($2::int[]) OR ro.region_org_ids @> to_jsonb($3::int))
+        AND (ro.permissions -> 'report' ? $4 OR ro.permissions -> 'myReport' ? $4 OR ro.permissions -> 'remote' ? $4)
+      ORDER BY u.name, u.id LIMIT 500`,
+    [ids ?? null, hospitals, report.exam_hospital_id, right],
+  );
+  return rows;
+}
+
 export const GUARDS: Record<string, Guard> = {
   /** Opening a report (its lock) is for who may work on it in its state: a writer's lock would only keep the reviewer out. */
   mayWork: {
@@ -202,6 +247,13 @@ export const GUARDS: Record<string, Guard> = {
       if (report.return_state) throw new AppError('REPORT102');
     },
   },
+  /** Printing needs the layout of the report's hospital (REPORT301 when it has none); judged when sent, as it reads the mapping. */
+  printLayout: {
+    input: true,
+    async check({ q, report }) {
+      await hospitalLayout(q, report.exam_hospital_id);
+    },
+  },
   /**
    * The higher-level hospital to send to: the one chosen (hospitalId), else the exam's
    * registered superior, else the only one above the exam's hospital. Several and no
@@ -210,43 +262,22 @@ export const GUARDS: Record<string, Guard> = {
   superiorHospital: {
     input: true,
     async check(ctx) {
-      const { rows } = await ctx.q.query<{ id: number; name: string }>(
-        `WITH RECURSIVE up AS (
-           SELECT parent_id AS id FROM org WHERE id = $1
-           UNION SELECT o.parent_id FROM org o JOIN up ON o.id = up.id WHERE o.parent_id IS NOT NULL)
-         SELECT o.id, o.name FROM org o WHERE o.id IN (SELECT id FROM up) OR o.id = $2 ORDER BY o.id`,
-        [ctx.report.exam_hospital_id, ctx.report.exam_superior_hospital_id],
-      );
+      const rows = await superiorChoices(ctx.q, ctx.report);
       const chosen = ctx.input.hospitalId ?? ctx.report.exam_superior_hospital_id ?? (rows.length === 1 ? rows[0].id : undefined);
       if (chosen === undefined) throw invalid('hospitalId', rows.length ? 'validation.required' : 'validation.invalid');
       const target = rows.find((r) => r.id === chosen);
-      if (!target || target.id === ctx.report.exam_hospital_id) throw invalid('hospitalId');
+      if (!target) throw invalid('hospitalId');
       ctx.target = target;
     },
   },
-  /**
-   * Every doctor to assign is active and may take the report's next step: a member of
-   * the exam's hospital (or of the superior it was sent to, or with the exam's hospital
-   * in their role's regional authorization) whose role grants write, verify or recheck
-   * as the state needs, in the report, myReport or remote module.
-   */
+  /** Every doctor to assign is active and may take the report's next step (qualifiedDoctors). */
   assigneesQualified: {
     input: true,
     async check(ctx) {
       const ids = ctx.input.doctorIds;
       if (!ids?.length) throw invalid('doctorIds', 'validation.required');
-      const right = WORK_RIGHT[ctx.report.report_state];
-      const hospitals = [ctx.report.exam_hospital_id, ...(ctx.report.sent_to_superior && ctx.report.superior_hospital_id ? [ctx.report.superior_hospital_id] : [])];
-      const { rows } = await ctx.q.query<{ id: number; name: string }>(
-        `SELECT DISTINCT u.id, u.name FROM app_user u
-           JOIN user_membership m ON m.user_id = u.id
-           JOIN role ro ON ro.id = m.role_id
-          WHERE u.id = ANY($1::int[]) AND u.status = 1
-            AND (m.hospital_id = ANY($2::int[]) OR ro.region_org_ids @> to_jsonb($3::int))
-            AND (ro.permissions -> 'report' ? $4 OR ro.permissions -> 'myReport' ? $4 OR ro.permissions -> 'remote' ? $4)`,
-        [ids, hospitals, ctx.report.exam_hospital_id, right],
-      );
-      if (!right || rows.length !== ids.length) throw invalid('doctorIds');
+      const rows = await qualifiedDoctors(ctx.q, ctx.report, ids);
+      if (rows.length !== ids.length) throw invalid('doctorIds');
       ctx.assignees = ids.map((id) => rows.find((r) => r.id === id)!);
     },
   },
@@ -294,5 +325,10 @@ export const EFFECTS: Record<string, Effect> = {
   },
   returnToCollector(ctx) {
     ctx.set.return_state = true;
+  },
+  /** Printed once more: the state stays; the print flag is set and the count goes up (recall then asks for confirmation). */
+  markPrinted(ctx) {
+    Object.assign(ctx.set, { print_state: 1, print_number: ctx.report.print_number + 1 });
+    ctx.log.printNumber = ctx.report.print_number + 1;
   },
 };

@@ -9,10 +9,12 @@
  *   GET  /report/detail/:id                   report + exam header + allowed actions
  *   GET  /report/lockState/:id                who holds the lock, until when
  *   POST /report/<action>/:id                 each action of config/workflows/report.json
+ *   GET  /report/assignees/:id, superiors/:id the choices of the assign and submit-to-superior dialogs
  *   POST /report/batchUnlock                  {ids} → {unlocked, refused}
  *   GET  /report/logs/:id                     the exam's operation record
  *   POST /report/list/{write,review,print,mine,all}   paged lists ({model: report|remote})
- *   GET  /notice?model=report|remote          {unwritten, firstTrial, retrialBack, reportReturn}
+ *   GET  /notice?model=report|remote          {unwritten, firstTrial, retrialBack, reportReturn, crisis}
+ *   /crisisValue/*                            critical-value notices (./reportCrisis.ts)
  */
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../identity/sessions';
@@ -23,12 +25,16 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { t } from '../plugins/platform';
-import { CONTENT_FIELDS, loadReport, modeOf, perform, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
+import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
+import { qualifiedDoctors, superiorChoices } from '../report/guards';
+import { crisisCount } from '../report/crisis';
 import { noticeCounts } from '../report/notice';
 import { examHeader, LIST_RIGHTS, listSpec, operationRecord, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { rowMasker } from './gradeSafety';
+import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
+import reportPrintRoutes from './reportPrint';
 import type { ReportAction } from '../../src/types/generated/entities/reportAction';
 
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
@@ -46,6 +52,8 @@ function assertSees(report: ReportRow, me: AuthContext, right: 'view' | 'operati
 
 export default async function reportRoutes(fastify: FastifyInstance) {
   await fastify.register(reportTemplateRoutes);
+  await fastify.register(reportCrisisRoutes);
+  await fastify.register(reportPrintRoutes);
 
   const detail = async (id: number, me: AuthContext) => {
     const row = await loadReport(fastify.db, id, me);
@@ -119,6 +127,28 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     );
   }
 
+  // The choices the assign and submit-to-superior dialogs offer; the guards judge the same lists when the action is sent.
+  const choiceReply = replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } }, chosen: { type: 'integer' } } });
+  fastify.get<{ Params: { id: number } }>(
+    '/report/assignees/:id',
+    {
+      config: { permission: actionKeys(WORKFLOW.actions.assign), scoped: { resource: 'report', param: 'id' } },
+      schema: { tags: ['report'], summary: "Doctors the report may be assigned to now: active, of its hospitals, with the right its next step needs ({list: [{id, name}]})", params: idParams, response: choiceReply },
+    },
+    async (request) => ok({ list: await qualifiedDoctors(fastify.db, await loadReport(fastify.db, request.params.id, caller(request))) }),
+  );
+  fastify.get<{ Params: { id: number } }>(
+    '/report/superiors/:id',
+    {
+      config: { permission: [...new Set([...actionKeys(WORKFLOW.actions.submitSuperiorWrite), ...actionKeys(WORKFLOW.actions.submitSuperiorReview)])], scoped: { resource: 'report', param: 'id' } },
+      schema: { tags: ['report'], summary: "Higher-level hospitals the report may be sent to ({list: [{id, name}], chosen: the exam's registered superior})", params: idParams, response: choiceReply },
+    },
+    async (request) => {
+      const row = await loadReport(fastify.db, request.params.id, caller(request));
+      return ok(dropNulls({ list: await superiorChoices(fastify.db, row), chosen: row.exam_superior_hospital_id }));
+    },
+  );
+
   fastify.post<{ Body: { ids: number[] } }>(
     '/report/batchUnlock',
     {
@@ -126,29 +156,13 @@ export default async function reportRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['report'],
         summary: 'Unlock several reports; each is judged alone (the workflow action "unlock"): {unlocked: ids, refused: [{id, status, message}]}',
-        body: {
-          type: 'object',
-          required: ['ids'],
-          properties: { ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
-          additionalProperties: false,
-        },
+        body: BATCH_BODY,
         response: objectReply,
       },
     },
     async (request) => {
-      const me = caller(request);
-      const unlocked: number[] = [];
-      const refused: Array<{ id: number; status: string; message: string }> = [];
-      for (const id of request.body.ids) {
-        try {
-          await perform(fastify.db, me, id, 'unlock', {});
-          unlocked.push(id);
-        } catch (e) {
-          if (!(e instanceof AppError)) throw e;
-          refused.push({ id, status: e.code, message: t(request, errorTextKey(e.code), e.params) });
-        }
-      }
-      return ok({ unlocked, refused });
+      const { done, refused } = await performEach(fastify.db, caller(request), request.body.ids, 'unlock');
+      return ok({ unlocked: done, refused: refused.map(({ id, error }) => ({ id, status: error.code, message: t(request, errorTextKey(error.code), error.params) })) });
     },
   );
 
@@ -203,12 +217,12 @@ export default async function reportRoutes(fastify: FastifyInstance) {
       config: { permission: ['report:view', 'remote:view'] },
       schema: {
         tags: ['report'],
-        summary: "Notice counts in the caller's scope: unwritten, firstTrial (to review), retrialBack (rejected to the writer), reportReturn (returned)",
+        summary: "Notice counts in the caller's scope: unwritten, firstTrial (to review), retrialBack (rejected to the writer), reportReturn (returned); crisis: critical values waiting for the caller's acknowledgement",
         querystring: { type: 'object', required: ['model'], properties: { model: { type: 'string', enum: ['report', 'remote'] } } },
         response: replies({
           type: 'object',
           required: ['unwritten', 'firstTrial', 'retrialBack', 'reportReturn'],
-          properties: { unwritten: { type: 'integer' }, firstTrial: { type: 'integer' }, retrialBack: { type: 'integer' }, reportReturn: { type: 'integer' } },
+          properties: { unwritten: { type: 'integer' }, firstTrial: { type: 'integer' }, retrialBack: { type: 'integer' }, reportReturn: { type: 'integer' }, crisis: { type: 'integer' } },
         }),
       },
     },
@@ -216,7 +230,8 @@ export default async function reportRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       const { model } = request.query;
       if (!hasPermission(me.permissions, `${model}:view`)) throw new AppError('UAA103');
-      return ok(await noticeCounts(fastify.db, model, me.scope));
+      const [counts, crisis] = await Promise.all([noticeCounts(fastify.db, model, me.scope), crisisCount(fastify.db, model, me)]);
+      return ok({ ...counts, crisis });
     },
   );
 }

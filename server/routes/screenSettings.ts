@@ -6,12 +6,17 @@
  * - per hospital (section 2's page-configuration dialog, section 7's "report page
  *   config get and save"): a form's groups and field order, kept in org_setting,
  *   changed only with reportPage:edit and read by everyone of the hospital.
+ * - per user, the common settings of user info (spec section 3: examNotice, viewConfig,
+ *   refresh, autoExamRemind): one call per module of entities/commonSetting.json,
+ *   saving that module whole; user info merges it over config/defaults.json.
  * Payloads are checked by schema only: views are client files, and the client merges
  * a stored value with its view (src/schema/layout.ts), so a stale key is harmless.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../db';
 import type { FormLayout } from '../../src/types/generated/entities/formLayout';
 import type { ScreenSetting } from '../../src/types/generated/entities/screenSetting';
+import commonSetting from '../../schemas/entities/commonSetting.json';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
@@ -28,6 +33,15 @@ export const ORG_FORM_PREFIX = 'form:';
 const moduleRef = { $ref: 'entities/screenSetting.json#/definitions/module' };
 const moduleParams = { type: 'object', required: ['module'], properties: { module: moduleRef } };
 const orNull = (ref: string) => ({ anyOf: [{ $ref: ref }, { type: 'null' }] });
+
+/** Stores one user_setting row (a screen's setting or a common setting), replacing what was there. */
+export async function saveUserSetting(q: Queryable, userId: number, module: string, value: unknown): Promise<void> {
+  await q.query(
+    `INSERT INTO user_setting (user_id, module, value) VALUES ($1, $2, $3::jsonb)
+     ON CONFLICT (user_id, module) DO UPDATE SET value = excluded.value, updated_at = now()`,
+    [userId, module, JSON.stringify(value)],
+  );
+}
 
 /** A field in two groups, or a group twice, would make the merge guess: refuse it. */
 function assertDistinct(layout: FormLayout) {
@@ -87,14 +101,35 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
     async (request) => {
       const me = caller(request);
       const { module, value } = request.body;
-      await fastify.db.query(
-        `INSERT INTO user_setting (user_id, module, value) VALUES ($1, $2, $3::jsonb)
-         ON CONFLICT (user_id, module) DO UPDATE SET value = excluded.value, updated_at = now()`,
-        [me.userId, USER_SCREEN_PREFIX + module, JSON.stringify(value)],
-      );
+      await saveUserSetting(fastify.db, me.userId, USER_SCREEN_PREFIX + module, value);
       return ok(value);
     },
   );
+
+  // One route per module: the server's validator fills every module's defaults into the
+  // body, so a call naming several could not tell the ones the user sent from the rest.
+  for (const module of Object.keys(commonSetting.properties)) {
+    fastify.post<{ Body: Record<string, unknown> }>(
+      `/user/commonSetting/${module}`,
+      {
+        config: { session: true, allowWithoutHospital: true },
+        schema: {
+          tags: ['ucenter'],
+          summary: `Save the caller’s common setting ${module} (body {${module}}); user info returns it merged over the defaults`,
+          // The whole entity (a module's part alone cannot be a schema root: its `default`); only `module` is saved.
+          body: { type: 'object', required: [module], allOf: [{ $ref: 'entities/commonSetting.json#' }] },
+          response: replies({ type: 'object', additionalProperties: true }),
+        },
+      },
+      async (request) => {
+        const me = caller(request);
+        const value = request.body[module];
+        // Bare module name: the common settings' keys in user_setting (./uaa.ts reads them).
+        await saveUserSetting(fastify.db, me.userId, module, value);
+        return ok(value);
+      },
+    );
+  }
 
   // Null without a chosen hospital: the form then shows its view's own layout.
   fastify.get<{ Params: { module: string } }>(

@@ -1,7 +1,7 @@
 /**
  * Everything around the router: i18n, antd ConfigProvider (locale follows the
  * language, algorithm follows the theme), antd App (context for toasts/modals, handed
- * to the request wrapper) and the root error boundary.
+ * to the request wrapper), the root error boundary and the notification pop-ups.
  */
 import { App as AntdApp, ConfigProvider, theme as antdTheme } from 'antd';
 import React, { useEffect } from 'react';
@@ -9,6 +9,7 @@ import { I18nextProvider, useTranslation } from 'react-i18next';
 import { installErrorCollection } from '../errorLog/collect';
 import i18n from '../i18n';
 import { antdLocale } from '../i18n/antdLocale';
+import { NoticeCenter } from '../report/notice/NoticeCenter';
 import { setRequestUi } from '../services/request';
 import { bindAntdApp, browserUi } from '../services/requestUi';
 import { ThemeModeProvider, useThemeMode } from '../settings/theme';
@@ -46,6 +47,7 @@ function Themed({ children }: { children: React.ReactNode }) {
       <AntdApp>
         <RequestUiBridge />
         <BodyTheme dark={mode === 'dark'} />
+        <NoticeCenter />
         <ErrorBoundary>{children}</ErrorBoundary>
       </AntdApp>
     </ConfigProvider>

@@ -5,10 +5,12 @@
  */
 import {
   AimOutlined,
+  AlertOutlined,
   ApartmentOutlined,
   AuditOutlined,
   BankOutlined,
   BarChartOutlined,
+  BellOutlined,
   BookOutlined,
   BugOutlined,
   BulbFilled,
@@ -90,12 +92,14 @@ export const iconRegistry: Readonly<Record<string, IconComponent>> = Object.free
   setting: SettingOutlined,
   share: ShareAltOutlined,
   bug: BugOutlined,
+  crisis: AlertOutlined,
 
   // Navbar.
   fullscreen: FullscreenOutlined,
   fullscreenExit: FullscreenExitOutlined,
   themeLight: BulbOutlined,
   themeDark: BulbFilled,
+  notice: BellOutlined,
 
   // Identity: navbar menu and login form.
   logout: LogoutOutlined,

@@ -1,5 +1,6 @@
 /**
- * Right side of the navbar: language, full screen, theme, then the identity slot.
+ * Right side of the navbar: language, full screen, theme, notification settings, then
+ * the identity slot.
  * Every control carries the data-testid the browser tests use.
  */
 import { useFullscreen } from 'ahooks';
@@ -8,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 import app from '../../config/app.json';
 import { renderIcon } from '../components/icons';
 import { switchLanguage } from '../i18n';
+import { NoticeSettingsButton } from '../report/notice/NoticeSettingsButton';
 import { useThemeMode } from '../settings/theme';
 import IdentityActions from './IdentityActions';
 
@@ -75,6 +77,7 @@ export function navbarActions() {
     <LanguageSwitch key="lang" />,
     <FullscreenToggle key="fullscreen" />,
     <ThemeToggle key="theme" />,
+    <NoticeSettingsButton key="notice" />,
     <IdentityActions key="identity" />,
   ];
 }

@@ -13,7 +13,7 @@ import { MoveButtons, SettingsDialog } from './SettingsDialog';
 import { fieldLabelKey, groupLabelKey } from './toFormily';
 import type { View } from './types';
 import { useTranslate } from './useTranslate';
-import { viewName } from './views';
+import { viewForm, viewName } from './views';
 
 export interface FormLayoutDialogProps {
   /** The view as its file has it (not laid out): its groups are the ones offered. */
@@ -27,7 +27,7 @@ export function FormLayoutDialog({ view, layout, onClose, onSaved }: FormLayoutD
   const { t } = useTranslate();
   const { message } = App.useApp();
   const [groups, setGroups] = useState(() => mergeFormLayout(view, layout));
-  const groupOptions = view.form.groups.map((g) => ({ value: g.key, label: t(groupLabelKey(g.key)) }));
+  const groupOptions = viewForm(view).groups.map((g) => ({ value: g.key, label: t(groupLabelKey(g.key)) }));
 
   const save = async () => {
     const saved = await screenSettings.saveFormLayout(viewName(view), toFormLayout(groups));

@@ -1,16 +1,18 @@
 /**
  * A view's form over its list (form.mode "modal"): create, edit or read one record, in
  * the current hospital's layout; holders of reportPage:edit may change that layout here.
+ * A view's form.aside shows beside the form, following it as the user types.
  */
 import { App, Flex, Modal, Result, Spin, type ButtonProps } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { FormAside } from './formAsides';
 import { PageConfigButton } from './PageConfigButton';
 import { SchemaForm } from './SchemaForm';
 import type { View } from './types';
 import { useBusy } from './useBusy';
 import { overwriteOffer, useEntityForm } from './useEntityForm';
 import { useFormLayout } from './useScreenSettings';
-import type { FormMode } from './views';
+import { viewForm, type FormMode } from './views';
 
 export interface FormModalProps {
   view: View;
@@ -26,6 +28,7 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
   const { form, loading, loadError, save } = useEntityForm(view, mode, id);
   const layout = useFormLayout(view);
   const title = t(`entity.page.${mode}`, { name: t(`entity.${view.entity}.title`) });
+  const aside = viewForm(view).aside;
 
   const askOverwrite = (text: string) =>
     new Promise<boolean>((resolve) => {
@@ -60,7 +63,7 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
           <PageConfigButton view={view} layout={layout.layout} onSaved={layout.setLayout} size="small" />
         </Flex>
       }
-      width={view.form.columns && view.form.columns > 1 ? 880 : 600}
+      width={aside ? 'min(1440px, 96vw)' : (viewForm(view).columns ?? 1) > 1 ? 880 : 600}
       onCancel={() => onClose(false)}
       onOk={onOk}
       okText={t('entity.action.save')}
@@ -74,7 +77,22 @@ export function FormModal({ view, mode, id, onClose }: FormModalProps) {
         {loadError ? (
           <Result status="warning" title={t('entity.page.loadFailed')} />
         ) : (
-          <Spin spinning={loading || !layout.loaded}>{layout.loaded && <SchemaForm view={layout.view} form={form} mode={mode} />}</Spin>
+          <Spin spinning={loading || !layout.loaded}>
+            {layout.loaded &&
+              (aside ? (
+                <Flex gap={16} align="flex-start">
+                  <div style={{ flex: 1, minWidth: 0 }}>
+                    <SchemaForm view={layout.view} form={form} mode={mode} />
+                  </div>
+                  {/* Stays in sight while the form scrolls under it. */}
+                  <div style={{ flex: 'none', position: 'sticky', top: 0 }}>
+                    <FormAside component={aside.component} props={aside.props ?? {}} form={form} mode={mode} />
+                  </div>
+                </Flex>
+              ) : (
+                <SchemaForm view={layout.view} form={form} mode={mode} />
+              ))}
+          </Spin>
         )}
       </div>
     </Modal>

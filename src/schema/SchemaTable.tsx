@@ -3,9 +3,13 @@
  * paging, sorting and filtering through the resource API, and per-row detail / edit /
  * the view's row actions / delete (with confirmation) plus a create button, each shown
  * only when the permission map allows it (a row action may show a read-only list in a
- * dialog, ./RowListDialog, pick a row of another list first, ./PickDialog, or open a
- * bespoke dialog of ./dialogs, as a toolbar button may). Opening a form is the
- * caller's (a route or a modal).
+ * dialog, ./RowListDialog, pick a row of another list first, ./PickDialog, ask for a
+ * reason or a choice before its call, ./InputDialog, or open a bespoke dialog of
+ * ./dialogs, as a toolbar button may, ./ToolbarActionButton, also on the rows ticked in
+ * the table). A view with sub-lists (list.kinds) shows one tab per kind the user may
+ * see, the chosen one in the address (?kind=); one with a filter tree (list.tree)
+ * shows it beside the table (./FilterTree). Opening a form is the caller's (a route or
+ * a modal).
  *
  * The user's setting of the view (./useScreenSettings) is read before the table first
  * renders: the column-settings popover is controlled and saved to the server (debounced),
@@ -14,9 +18,9 @@
 import { FilterOutlined, PlusOutlined } from '@ant-design/icons';
 import { ProTable, type ActionType } from '@ant-design/pro-components';
 import { useDebounceFn, useUnmount } from 'ahooks';
-import { App, Button, Card, Popconfirm, Space, Typography } from 'antd';
+import { App, Button, Card, Flex, Popconfirm, Space, Typography } from 'antd';
 import { useMemo, useRef, useState, type MutableRefObject } from 'react';
-import { useNavigate } from 'umi';
+import { useNavigate, useSearchParams } from 'umi';
 import { menuKey } from '../i18n/detect';
 import { findRoute } from '../routes/table';
 import { applyColumnSetting, applyQuerySetting, columnSettingOf, type ColumnsStateMap, type ScreenSetting } from './layout';
@@ -28,6 +32,12 @@ import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './
 import { QueryOptionsDialog } from './QueryOptionsDialog';
 import { RowListDialog } from './RowListDialog';
 import { PickDialog } from './PickDialog';
+import { InputDialog } from './InputDialog';
+import { ToolbarActionButton } from './ToolbarActionButton';
+import { FilterTree } from './FilterTree';
+import { TREE_ROOT, treeFilters } from './treeFilters';
+import { chosenKind, kindTextKey, visibleKinds } from './listKinds';
+import type { PathContext } from './pathTemplate';
 import { ActionDialog } from './dialogs';
 import { AuthImage } from './components/AuthImage';
 import { excelButtons } from './components/ExcelImport';
@@ -51,10 +61,24 @@ function rowName(row: Row): string {
 
 /**
  * One of the view's row actions on one row: opens its screen, shows its list, its
- * pick or its bespoke dialog, or asks first when the view says so, then calls and
- * reloads.
+ * pick, its input or its bespoke dialog, or asks first when the view says so, then
+ * calls and reloads. `context`: the screen's values a path may name ({$kind}).
  */
-function RowActionLink({ view, action, row, t, onDone }: { view: View; action: RowAction; row: Row; t: Translate; onDone: () => void }) {
+function RowActionLink({
+  view,
+  action,
+  row,
+  t,
+  context,
+  onDone,
+}: {
+  view: View;
+  action: RowAction;
+  row: Row;
+  t: Translate;
+  context: PathContext;
+  onDone: () => void;
+}) {
   const { message } = App.useApp();
   const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
@@ -78,8 +102,35 @@ function RowActionLink({ view, action, row, t, onDone }: { view: View; action: R
   };
   const testId = `row-action-${action.key}`;
   const label = t(rowActionTextKey(view, action));
-  const target = rowActionTarget(action, row);
-  const { list, pick, dialog } = action;
+  const target = rowActionTarget(action, row, context);
+  const { list, pick, dialog, input } = action;
+  if (input) {
+    const link = (
+      <Typography.Link onClick={action.confirm ? undefined : () => setListing(true)} data-testid={testId}>
+        {label}
+      </Typography.Link>
+    );
+    return (
+      <>
+        {action.confirm ? (
+          <Popconfirm
+            title={t(rowActionTextKey(view, action, 'Confirm'), {
+              name: rowName(row),
+            })}
+            okText={t('common.ok')}
+            cancelText={t('common.cancel')}
+            okButtonProps={{ 'data-testid': `${testId}-ok` }}
+            onConfirm={() => setListing(true)}
+          >
+            {link}
+          </Popconfirm>
+        ) : (
+          link
+        )}
+        {listing && <InputDialog view={view} action={{ ...action, input }} row={row} onClose={closeDialog} />}
+      </>
+    );
+  }
   if (pick || dialog)
     return (
       <>
@@ -113,7 +164,9 @@ function RowActionLink({ view, action, row, t, onDone }: { view: View; action: R
     );
   return (
     <Popconfirm
-      title={t(rowActionTextKey(view, action, 'Confirm'), { name: rowName(row) })}
+      title={t(rowActionTextKey(view, action, 'Confirm'), {
+        name: rowName(row),
+      })}
       okText={t('common.ok')}
       cancelText={t('common.cancel')}
       okButtonProps={{ loading: busy, 'data-testid': `${testId}-ok` }}
@@ -151,8 +204,19 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const api = useMemo(() => resourceApi(view.resource), [view.resource]);
   const listRoute = findRoute(view.routes.list);
   const [queryDialog, setQueryDialog] = useState(false);
-  const [toolbarDialog, setToolbarDialog] = useState<string>();
   const toolbarActions = (view.toolbarActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
+  // Sub-lists: the kind in the address when the user may see it, else the first one they may.
+  const [searchParams, setSearchParams] = useSearchParams();
+  const kinds = useMemo(() => visibleKinds(view, permissionMap), [view, permissionMap]);
+  const kind = chosenKind(view, permissionMap, searchParams.get('kind'));
+  const context = useMemo<PathContext>(() => ({ kind }), [kind]);
+  // Rows ticked for the toolbar's actions on the selection.
+  const selecting = toolbarActions.some((a) => a.selection);
+  const [selected, setSelected] = useState<Row[]>([]);
+  // The filter tree's chosen node, and a counter that has it reload after the list did.
+  const tree = view.list.tree;
+  const [treeKey, setTreeKey] = useState(TREE_ROOT);
+  const [listLoads, setListLoads] = useState(0);
   // The query bar as the user set it; columns, actions and permissions stay the view's.
   const queryView = useMemo(() => applyQuerySetting(view, setting?.query), [view, setting?.query]);
 
@@ -170,7 +234,8 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       key: '__actions',
       valueType: 'option',
       fixed: 'right',
-      width: 170 + 40 * extra.length,
+      // Room for detail / edit / delete where the view has a form, and for each further action.
+      width: (view.form ? 170 : 40) + 40 * extra.length,
       render: (_dom, row) => (
         // wrap: a longer translation takes a second line instead of running out of the column.
         <Space size={4} wrap data-testid="row-actions">
@@ -184,8 +249,8 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
               {t('entity.action.edit')}
             </Typography.Link>
           )}
-          {visibleRowActions(view, row, permissionMap).map((action) => (
-            <RowActionLink key={action.key} view={view} action={action} row={row} t={t} onDone={() => actionRef.current?.reload()} />
+          {visibleRowActions(view, row, permissionMap, context).map((action) => (
+            <RowActionLink key={action.key} view={view} action={action} row={row} t={t} context={context} onDone={() => actionRef.current?.reload()} />
           ))}
           {can.remove && (
             <Popconfirm
@@ -209,7 +274,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       ),
     });
     return cols;
-  }, [view, queryView, t, language, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef]);
+  }, [view, queryView, t, language, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef, context]);
 
   const hidden = useMemo(() => hiddenColumns(view), [view]);
   // The popover's reset goes back to the view's defaults, not to the stored setting.
@@ -229,86 +294,142 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const lastFilters = useRef<Record<string, unknown>>({});
   const inflight = useRef<AbortController>();
 
+  const reloadAfterAction = () => {
+    setSelected([]);
+    actionRef.current?.clearSelected?.();
+    actionRef.current?.reload();
+  };
+
+  const table = (
+    <ProTable<Row>
+      // A new query bar (other fields or order) is a new search form: remount.
+      key={`${language}:${queryKey}`}
+      rowKey="id"
+      data-testid="schema-table"
+      actionRef={actionRef}
+      columns={columns}
+      headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
+      // The kind and the tree's node are the list's too: a change asks again (from page 1).
+      params={{ $kind: kind, $tree: treeKey }}
+      request={async (params, sort) => {
+        // ProTable shows whichever answer comes last: a reload still under way (after a
+        // save) must not overwrite the query just asked, so the older call is abandoned.
+        inflight.current?.abort();
+        const controller = new AbortController();
+        inflight.current = controller;
+        try {
+          const query = toListQuery(queryView, params, sort);
+          // The tree's node narrows the query bar's filters; the view's fixed ones still win.
+          if (tree)
+            query.filters = {
+              ...query.filters,
+              ...treeFilters(tree, params.$tree as string | undefined),
+              ...view.fixedFilters,
+            };
+          // What the list shows is what Excel export and import work on.
+          lastFilters.current = query.filters;
+          // A view of sub-lists none of which the user may see has nothing to ask for.
+          const listKind = params.$kind as string | undefined;
+          if (view.list.kinds && !listKind) return { data: [], total: 0, success: true };
+          const reply = await api.list(query, controller.signal, listKind);
+          // success false: ProTable keeps what it shows (an abandoned call, or a refusal).
+          if (controller.signal.aborted) return { data: [], total: 0, success: false };
+          if (tree) setListLoads((n) => n + 1);
+          return {
+            data: reply?.list ?? [],
+            total: reply?.total ?? 0,
+            success: true,
+          };
+        } catch {
+          // The request wrapper has already told the user (and says nothing of an abandoned call).
+          return { data: [], total: 0, success: false };
+        }
+      }}
+      search={{
+        labelWidth: 'auto',
+        defaultCollapsed: false,
+        span: { xs: 24, sm: 12, md: 8, lg: 8, xl: 6, xxl: 6 },
+      }}
+      form={{ syncToUrl: false }}
+      pagination={{
+        defaultPageSize: 20,
+        showSizeChanger: true,
+        pageSizeOptions: [10, 20, 50, 100],
+      }}
+      columnsState={{
+        value: columnsState,
+        defaultValue: defaultColumnsState,
+        onChange: (map) => {
+          setColumnsState(map as ColumnsStateMap);
+          saveColumns(map as ColumnsStateMap);
+        },
+      }}
+      options={{ density: false, reload: true, setting: true }}
+      scroll={{ x: 'max-content' }}
+      rowSelection={
+        selecting
+          ? {
+              selectedRowKeys: selected.map((r) => r.id as number),
+              onChange: (_keys, rows) => setSelected(rows.filter(Boolean)),
+            }
+          : undefined
+      }
+      toolbar={
+        kinds.length > 1
+          ? {
+              menu: {
+                type: 'tab',
+                activeKey: kind,
+                items: kinds.map((k) => ({
+                  key: k.key,
+                  label: <span data-testid={`list-kind-${k.key}`}>{t(kindTextKey(view, k.key))}</span>,
+                })),
+                onChange: (key) => {
+                  setSelected([]);
+                  const next = new URLSearchParams(searchParams);
+                  next.set('kind', String(key));
+                  setSearchParams(next, { replace: true });
+                },
+              },
+            }
+          : undefined
+      }
+      toolBarRender={() => [
+        ...excelButtons({
+          view,
+          filters: () => lastFilters.current,
+          onImported: () => actionRef.current?.reload(),
+        }),
+        ...exportButtons({ view, filters: () => lastFilters.current }),
+        ...toolbarActions.map((a) => <ToolbarActionButton key={`toolbar-${a.key}`} view={view} action={a} rows={selected} onDone={reloadAfterAction} />),
+        ...(view.list.query?.length
+          ? [
+              <Button key="queryOptions" icon={<FilterOutlined />} onClick={() => setQueryDialog(true)} data-testid="query-options">
+                {t('entity.settings.queryOptions')}
+              </Button>,
+            ]
+          : []),
+        ...(can.add
+          ? [
+              <Button key="create" type="primary" icon={<PlusOutlined />} onClick={() => onOpen('create')} data-testid="create">
+                {t('entity.action.create')}
+              </Button>,
+            ]
+          : []),
+      ]}
+    />
+  );
+
   return (
     <>
-      <ProTable<Row>
-        // A new query bar (other fields or order) is a new search form: remount.
-        key={`${language}:${queryKey}`}
-        rowKey="id"
-        data-testid="schema-table"
-        actionRef={actionRef}
-        columns={columns}
-        headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
-        request={async (params, sort) => {
-          // ProTable shows whichever answer comes last: a reload still under way (after a
-          // save) must not overwrite the query just asked, so the older call is abandoned.
-          inflight.current?.abort();
-          const controller = new AbortController();
-          inflight.current = controller;
-          try {
-            const query = toListQuery(queryView, params, sort);
-            // What the list shows is what Excel export and import work on.
-            lastFilters.current = query.filters;
-            const reply = await api.list(query, controller.signal);
-            // success false: ProTable keeps what it shows (an abandoned call, or a refusal).
-            if (controller.signal.aborted) return { data: [], total: 0, success: false };
-            return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
-          } catch {
-            // The request wrapper has already told the user (and says nothing of an abandoned call).
-            return { data: [], total: 0, success: false };
-          }
-        }}
-        search={{ labelWidth: 'auto', defaultCollapsed: false, span: { xs: 24, sm: 12, md: 8, lg: 8, xl: 6, xxl: 6 } }}
-        form={{ syncToUrl: false }}
-        pagination={{ defaultPageSize: 20, showSizeChanger: true, pageSizeOptions: [10, 20, 50, 100] }}
-        columnsState={{
-          value: columnsState,
-          defaultValue: defaultColumnsState,
-          onChange: (map) => {
-            setColumnsState(map as ColumnsStateMap);
-            saveColumns(map as ColumnsStateMap);
-          },
-        }}
-        options={{ density: false, reload: true, setting: true }}
-        scroll={{ x: 'max-content' }}
-        toolBarRender={() => [
-          ...excelButtons({ view, filters: () => lastFilters.current, onImported: () => actionRef.current?.reload() }),
-          ...exportButtons({ view, filters: () => lastFilters.current }),
-          ...toolbarActions.map((a) => (
-            <Button key={`toolbar-${a.key}`} onClick={() => setToolbarDialog(a.key)} data-testid={`toolbar-action-${a.key}`}>
-              {t(rowActionTextKey(view, a))}
-            </Button>
-          )),
-          ...(view.list.query?.length
-            ? [
-                <Button key="queryOptions" icon={<FilterOutlined />} onClick={() => setQueryDialog(true)} data-testid="query-options">
-                  {t('entity.settings.queryOptions')}
-                </Button>,
-              ]
-            : []),
-          ...(can.add
-            ? [
-                <Button key="create" type="primary" icon={<PlusOutlined />} onClick={() => onOpen('create')} data-testid="create">
-                  {t('entity.action.create')}
-                </Button>,
-              ]
-            : []),
-        ]}
-      />
-      {toolbarActions
-        .filter((a) => a.key === toolbarDialog)
-        .map((a) => (
-          <ActionDialog
-            key={a.key}
-            view={view}
-            actionKey={a.key}
-            spec={a.dialog}
-            onClose={(changed) => {
-              setToolbarDialog(undefined);
-              if (changed) actionRef.current?.reload();
-            }}
-          />
-        ))}
+      {tree ? (
+        <Flex gap={16} align="start">
+          <FilterTree view={view} spec={tree} selected={treeKey} onSelect={setTreeKey} reloadKey={listLoads} onRenamed={() => actionRef.current?.reload()} />
+          <div style={{ flex: 1, minWidth: 0 }}>{table}</div>
+        </Flex>
+      ) : (
+        table
+      )}
       {queryDialog && (
         <QueryOptionsDialog
           view={view}

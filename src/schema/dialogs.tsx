@@ -2,8 +2,8 @@
  * The dialog registry: bespoke dialogs a view opens by name from a row action or a
  * toolbar button (view `dialog`: an exam's images, the DICOM upload), each loaded on
  * first use. A name registered twice throws, as the form registry does. ActionDialog
- * is the host: it gives the dialog its row, props and title, and the follow-up call
- * the view names with `then` when the user holds its right.
+ * is the host: it gives the dialog its row (or the list's ticked rows), props and
+ * title, and the follow-up call the view names with `then` when the user holds its right.
  */
 import { App } from 'antd';
 import { lazy, Suspense, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
@@ -16,6 +16,8 @@ import { useTranslate } from './useTranslate';
 export interface ActionDialogProps {
   /** The row it was opened for; absent when opened from the toolbar. */
   row?: Record<string, unknown>;
+  /** The rows ticked in the list, when a toolbar action with `selection` opened it (at least one). */
+  rows?: Record<string, unknown>[];
   /** The action's text (entity.<entity>.action.<key>). */
   title: string;
   /** The view's `props` for it. */
@@ -40,7 +42,8 @@ export function dialogNames(): string[] {
   return [...loaders.keys()];
 }
 
-function dialogComponent(name: string): LazyExoticComponent<ComponentType<ActionDialogProps>> {
+/** A registered dialog's component, loaded on first render (a page may host one itself: the report detail's print preview). */
+export function dialogComponent(name: string): LazyExoticComponent<ComponentType<ActionDialogProps>> {
   const loader = loaders.get(name);
   if (!loader) throw new Error(`no dialog ${name} in the registry`);
   let component = loaded.get(name);
@@ -56,6 +59,9 @@ registerDialog('DicomUpload', () => import('../components/DicomUpload'));
 // The viewer's launchers: small, without Cornerstone (the viewer itself is the /viewer route's chunk).
 registerDialog('ViewerLauncher', () => import('../viewer/ViewerLauncher'));
 registerDialog('CompareStudies', () => import('../viewer/CompareDialog'));
+// Printing: a report's (or the ticked reports') A4 sheets, and the doctors' signatures of the print layouts.
+registerDialog('ReportPrint', () => import('../report/print/PrintDialog'));
+registerDialog('PrintSignatures', () => import('../report/print/SignatureDialog'));
 
 export interface ActionDialogHostProps {
   view: View;
@@ -63,10 +69,11 @@ export interface ActionDialogHostProps {
   actionKey: string;
   spec: DialogSpec;
   row?: Record<string, unknown>;
+  rows?: Record<string, unknown>[];
   onClose(changed: boolean): void;
 }
 
-export function ActionDialog({ view, actionKey, spec, row, onClose }: ActionDialogHostProps) {
+export function ActionDialog({ view, actionKey, spec, row, rows, onClose }: ActionDialogHostProps) {
   const { t } = useTranslate();
   const { message } = App.useApp();
   const map = usePermissionMap();
@@ -91,7 +98,7 @@ export function ActionDialog({ view, actionKey, spec, row, onClose }: ActionDial
   }, [spec.then, view, row, map, t, message]);
   return (
     <Suspense fallback={null}>
-      <Dialog row={row} title={t(rowActionTextKey(view, { key: actionKey }))} props={spec.props ?? {}} onClose={onClose} followUp={followUp} />
+      <Dialog row={row} rows={rows} title={t(rowActionTextKey(view, { key: actionKey }))} props={spec.props ?? {}} onClose={onClose} followUp={followUp} />
     </Suspense>
   );
 }

@@ -8,6 +8,7 @@
 import { entityModel, type FieldInfo } from './model';
 import type { Entity } from './resource';
 import type { View } from './types';
+import { viewForm } from './views';
 
 /**
  * A new record: the entity's defaults for the fields the form shows, one empty row
@@ -16,7 +17,7 @@ import type { View } from './types';
 export function initialValues(view: View): Entity {
   const model = entityModel(view.entity);
   const out: Entity = {};
-  for (const name of view.form.groups.flatMap((g) => g.fields)) {
+  for (const name of viewForm(view).groups.flatMap((g) => g.fields)) {
     const f = model.byName.get(name);
     if (!f || f.readOnly) continue;
     if (f.default !== undefined) out[name] = f.default;

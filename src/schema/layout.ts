@@ -9,7 +9,8 @@
  */
 import type { FormLayout, FormLayoutGroup } from '../types/generated/entities/formLayout';
 import type { ScreenSetting } from '../types/generated/entities/screenSetting';
-import type { View } from './types';
+import type { View, ViewForm } from './types';
+import { viewForm } from './views';
 
 export type { FormLayout, FormLayoutGroup, ScreenSetting };
 export type ColumnSetting = NonNullable<ScreenSetting['columns']>[number];
@@ -131,7 +132,7 @@ export function applyQuerySetting(view: View, setting: readonly QuerySetting[] |
  * may come out empty (the dialog offers them as targets; the form leaves them out).
  */
 export function mergeFormLayout(view: View, layout: FormLayout | null | undefined): FormLayoutGroup[] {
-  const viewGroups = view.form.groups;
+  const viewGroups = viewForm(view).groups;
   const home = new Map(viewGroups.flatMap((g) => g.fields.map((f) => [f, g.key] as const)));
   const known = new Set(viewGroups.map((g) => g.key));
   const placed = new Set<string>();
@@ -153,10 +154,11 @@ export function mergeFormLayout(view: View, layout: FormLayout | null | undefine
 }
 
 /** The view with its form groups as the hospital laid them out (empty groups left out). */
-export function applyFormLayout(view: View, layout: FormLayout | null | undefined): View {
-  if (!layout) return view;
+export function applyFormLayout(view: View, layout: FormLayout | null | undefined): View & { form: ViewForm } {
+  // Nothing stored: the view itself (the same object, so memoised screens keep it).
+  if (!layout) return view.form ? (view as View & { form: ViewForm }) : { ...view, form: viewForm(view) };
   const groups = mergeFormLayout(view, layout).filter((g) => g.fields.length > 0);
-  return { ...view, form: { ...view.form, groups } };
+  return { ...view, form: { ...viewForm(view), groups } };
 }
 
 /** Swaps item `index` with its neighbour `delta` (-1 up, +1 down); unchanged at the ends. */

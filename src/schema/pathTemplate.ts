@@ -9,13 +9,20 @@ export function pathFields(template: string): string[] {
 }
 
 /**
- * The path with each `{field}` replaced by the record's value, URL-encoded; undefined
- * while one of them has no value (a record not saved yet has no id).
+ * Values of the screen a path may name as `{$name}` (not a record's): the list kind
+ * shown (`{$kind}`, view list.kinds).
  */
-export function fillPath(template: string, record: Record<string, unknown> | null | undefined): string | undefined {
+export type PathContext = Record<string, string | undefined>;
+
+/**
+ * The path with each `{field}` replaced by the record's value and each `{$name}` by the
+ * context's, URL-encoded; undefined while one of them has no value (a record not saved
+ * yet has no id).
+ */
+export function fillPath(template: string, record: Record<string, unknown> | null | undefined, context: PathContext = {}): string | undefined {
   let missing = false;
-  const path = template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (_m, name: string) => {
-    const v = record?.[name];
+  const path = template.replace(/\{(\$?)([A-Za-z][A-Za-z0-9]*)\}/g, (_m, ctx: string, name: string) => {
+    const v = ctx ? context[name] : record?.[name];
     if (v === undefined || v === null || v === '' || typeof v === 'object') {
       missing = true;
       return '';

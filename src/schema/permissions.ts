@@ -32,13 +32,18 @@ export function actionRight(view: Pick<View, 'actions'>, action: ViewAction): st
   return view.actions?.[action] ?? action;
 }
 
-/** What a view's buttons may offer, as a pure function of the view and the map. */
-export function viewRights(view: Pick<View, 'permission' | 'actions'>, map: PermissionMap | null): ViewRights {
+/**
+ * What a view's buttons may offer, as a pure function of the view and the map. A view
+ * without a form (a list whose rows open a screen of their own, the report centre's)
+ * offers no detail, create or edit.
+ */
+export function viewRights(view: Pick<View, 'permission' | 'actions' | 'form'>, map: PermissionMap | null): ViewRights {
   const has = (action: ViewAction) => allows(map, view.permission, actionRight(view, action));
-  return { add: has('add'), edit: has('edit'), remove: has('delete'), view: has('view') };
+  const form = view.form !== undefined;
+  return { add: form && has('add'), edit: form && has('edit'), remove: has('delete'), view: form && has('view') };
 }
 
 /** The actions a view's buttons need, in the view's module. */
-export function useActions(view: Pick<View, 'permission' | 'actions'>): ViewRights {
+export function useActions(view: Pick<View, 'permission' | 'actions' | 'form'>): ViewRights {
   return viewRights(view, usePermissionMap());
 }

@@ -17,7 +17,8 @@ export interface ListReply<T> {
 export type Entity = Record<string, unknown> & { id?: number };
 
 export interface ResourceApi {
-  list(query: ListQuery, signal?: AbortSignal): Promise<ListReply<Entity>>;
+  /** `kind`: one of the resource's sub-lists (view list.kinds), POST {base}/list/<kind>. */
+  list(query: ListQuery, signal?: AbortSignal, kind?: string): Promise<ListReply<Entity>>;
   detail(id: number | string): Promise<Entity>;
   save(entity: Entity): Promise<Entity>;
   remove(id: number | string): Promise<void>;
@@ -37,7 +38,7 @@ export function resourceBase(resource: string): string {
 export function resourceApi(resource: string, req: RequestFn = defaultRequest): ResourceApi {
   const base = resourceBase(resource);
   return {
-    list: (query, signal) => req<ListReply<Entity>>(`${base}/list`, { method: 'POST', body: query, signal }),
+    list: (query, signal, kind) => req<ListReply<Entity>>(kind ? `${base}/list/${encodeURIComponent(kind)}` : `${base}/list`, { method: 'POST', body: query, signal }),
     detail: (id) => req<Entity>(`${base}/detail/${encodeURIComponent(String(id))}`),
     save: (entity) => req<Entity>(`${base}/save`, { method: 'POST', body: entity }),
     remove: async (id) => {

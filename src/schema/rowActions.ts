@@ -1,13 +1,14 @@
 /**
  * A view's row actions (view.rowActions): which ones a row offers and the call each
- * makes (or the list it loads, or the row it picks first). Whether one is offered is a
- * pure function of the view, the row and the permission map (session/access.ts `can`);
- * the server still decides.
+ * makes (or the list it loads, or the row it picks first, or the values it asks for),
+ * and the toolbar's calls on the selected rows. Whether one is offered is a pure
+ * function of the view, the row and the permission map (session/access.ts `can`); the
+ * server still decides.
  */
 import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
 import { can, type PermissionMap } from '../session/access';
-import { fillPath } from './pathTemplate';
-import type { ActionCall, RowAction, RowCondition, View } from './types';
+import { fillPath, type PathContext } from './pathTemplate';
+import type { ActionCall, RowAction, RowCondition, ToolbarAction, View } from './types';
 
 /** The permission key of an action's right: "module:action" as written, else an action of the view's module. */
 export function actionPermissionKey(view: Pick<View, 'permission'>, permission: string): string {
@@ -70,8 +71,11 @@ export function pickFilters(action: RowAction, row: Record<string, unknown>): Re
   return fillBody(action.pick?.filters, row);
 }
 
-/** Does the row meet every condition of the action's visibleWhen, and has it the values the path (and a body or filters) need? */
-export function rowActionApplies(action: RowAction, row: Record<string, unknown>): boolean {
+/**
+ * Does the row meet every condition of the action's visibleWhen, and has it the values
+ * the path (and a body or filters) need? `context`: the screen's values ({$kind}).
+ */
+export function rowActionApplies(action: RowAction, row: Record<string, unknown>, context: PathContext = {}): boolean {
   const w = action.visibleWhen;
   const conditions = w === undefined ? [] : Array.isArray(w) ? w : [w];
   if (!conditions.every((c) => rowConditionHolds(c, row))) return false;
@@ -79,39 +83,95 @@ export function rowActionApplies(action: RowAction, row: Record<string, unknown>
   if (action.call?.body && !fillBody(action.call.body, row)) return false;
   if (action.pick && (!pickFilters(action, row) || !fillBody(action.pick.call.body, row))) return false;
   const path = pathOf(action);
-  return path === undefined || fillPath(path, row) !== undefined;
+  return path === undefined || fillPath(path, row, context) !== undefined;
 }
 
 /** The screen an `open` action goes to for the row (query values URL-encoded), or undefined for a call or a row lacking a value. */
-export function rowActionTarget(action: RowAction, row: Record<string, unknown>): string | undefined {
-  return action.open ? fillPath(action.open.path, row) : undefined;
+export function rowActionTarget(action: RowAction, row: Record<string, unknown>, context: PathContext = {}): string | undefined {
+  return action.open ? fillPath(action.open.path, row, context) : undefined;
 }
 
 /** The row actions to show for `row`, in the view's order. */
-export function visibleRowActions(view: View, row: Record<string, unknown>, map: PermissionMap | null | undefined): RowAction[] {
-  return (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, map) && rowActionApplies(a, row));
+export function visibleRowActions(view: View, row: Record<string, unknown>, map: PermissionMap | null | undefined, context: PathContext = {}): RowAction[] {
+  return (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, map) && rowActionApplies(a, row, context));
 }
 
-export type RowActionText = '' | 'Confirm' | 'Done';
+export type RowActionText = '' | 'Confirm' | 'Done' | 'Reason' | 'Choose';
 
-/** entity.<entity>.action.<key> (the link), …<key>Confirm (the question), …<key>Done (the success message). */
+/** entity.<entity>.action.<key> (the link), …<key>Confirm (the question), …<key>Done (the success message), …<key>Reason and …<key>Choose (an input dialog's fields). */
 export function rowActionTextKey(view: View, action: Pick<RowAction, 'key'>, which: RowActionText = ''): string {
   return `entity.${view.entity}.action.${action.key}${which}`;
 }
 
-/** Makes a call for the row (and a picked row) through the request wrapper; a GET sends the body as its query. */
-function callFor(key: string, call: ActionCall, row: Record<string, unknown>, picked: Record<string, unknown> | undefined, req: RequestFn): Promise<unknown> {
+/**
+ * Makes a call for the row (and a picked row) through the request wrapper; a GET sends
+ * the body as its query. `input`: what the user gave in the action's dialog, added to the body.
+ */
+function callFor(
+  key: string,
+  call: ActionCall,
+  row: Record<string, unknown>,
+  picked: Record<string, unknown> | undefined,
+  req: RequestFn,
+  input?: Record<string, unknown>,
+): Promise<unknown> {
   const path = fillPath(call.path, row);
-  const body = fillBody(call.body, row, picked);
-  if (!path || !body) throw new Error(`row action ${key}: the row lacks a value for ${call.path}`);
-  if (!call.body) return req(path, { method: call.method });
+  const filled = fillBody(call.body, row, picked);
+  if (!path || !filled) throw new Error(`row action ${key}: the row lacks a value for ${call.path}`);
+  if (!call.body && !input) return req(path, { method: call.method });
+  const body = { ...filled, ...input };
   return req(path, call.method === 'POST' ? { method: 'POST', body } : { method: 'GET', query: body as Record<string, QueryValue> });
 }
 
-/** Calls the action for the row through the one request wrapper (a refusal is shown there). */
-export async function runRowAction(action: RowAction, row: Record<string, unknown>, req: RequestFn = defaultRequest): Promise<unknown> {
+/** Calls the action for the row through the one request wrapper (a refusal is shown there), with the values its input dialog asked for. */
+export async function runRowAction(action: RowAction, row: Record<string, unknown>, req: RequestFn = defaultRequest, input?: Record<string, unknown>): Promise<unknown> {
   if (!action.call) throw new Error(`row action ${action.key} opens a screen or shows a list; it makes no call`);
-  return callFor(action.key, action.call, row, undefined, req);
+  return callFor(action.key, action.call, row, undefined, req, input);
+}
+
+const SELECTED_PLACEHOLDER = /^\{selected\.([A-Za-z][A-Za-z0-9]*)\}$/;
+
+/**
+ * A toolbar call's body for the selected rows: a value "{selected.field}" is the list
+ * of their values of that field, others as written; undefined with no row selected or
+ * a row lacking the value.
+ */
+export function selectionBody(template: Record<string, unknown> | undefined, rows: Array<Record<string, unknown>>): Record<string, unknown> | undefined {
+  if (!rows.length) return undefined;
+  const body: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(template ?? {})) {
+    const m = typeof v === 'string' ? SELECTED_PLACEHOLDER.exec(v) : null;
+    if (!m) {
+      body[k] = v;
+      continue;
+    }
+    const values = rows.map((r) => r[m[1]]);
+    if (values.some((x) => x === undefined || x === null || x === '')) return undefined;
+    body[k] = values;
+  }
+  return body;
+}
+
+/** Makes a toolbar action's call on the selected rows (none needed without `selection`) through the one request wrapper. */
+export async function runToolbarCall(action: ToolbarAction, rows: Array<Record<string, unknown>>, req: RequestFn = defaultRequest): Promise<unknown> {
+  if (!action.call) throw new Error(`toolbar action ${action.key} opens a dialog; it makes no call`);
+  const body = action.selection ? selectionBody(action.call.body, rows) : action.call.body;
+  if (!body) throw new Error(`toolbar action ${action.key}: no selected rows, or one lacks a value`);
+  return req(action.call.path, { method: 'POST', body });
+}
+
+/**
+ * The parameters of a call's success text, from its answer: each number as it is and
+ * each list by its length ({unlocked: [3, 4], refused: []} → {unlocked: 2, refused: 0}).
+ */
+export function answerCounts(answer: unknown): Record<string, number> {
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return {};
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(answer)) {
+    if (typeof v === 'number') out[k] = v;
+    else if (Array.isArray(v)) out[k] = v.length;
+  }
+  return out;
 }
 
 /** Calls a pick action for the row with the row chosen in its dialog. */

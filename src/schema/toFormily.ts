@@ -12,7 +12,8 @@
  * - code-table values become Select options labelled code.<table>.<value>
  * - readOnly fields: left out on create, read-pretty on edit; writeOnly (password):
  *   left out of the detail view, optional on edit
- * - arrays of objects become an ArrayTable with one column per item field
+ * - arrays of objects become an ArrayTable with one column per item field (rows movable
+ *   up and down with the view's `orderable`)
  * - a view's `fill` on a field becomes a reaction that fills other fields from it
  *   (./fillers: pinyin of a name, age from a birth date); `money` a CNY amount (Money);
  *   `dicom` a DICOM date or person name read as people read them (DicomText);
@@ -27,7 +28,7 @@ import { STRING_FORMATS } from '../../config/formats';
 import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
 import type { FieldHint, SumSpec, Translate, View } from './types';
-import type { FormMode } from './views';
+import { viewForm, type FormMode } from './views';
 
 export interface FormilyOptions {
   t: Translate;
@@ -204,7 +205,7 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
       required: required || undefined,
       items: {
         type: 'object',
-        properties: arrayColumns(ctx, f.items.properties ?? []),
+        properties: arrayColumns(ctx, f.items.properties ?? [], h.orderable),
       },
       properties:
         ctx.mode === 'detail' || readPretty
@@ -231,7 +232,8 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
   } as Record<string, unknown>) as ISchema;
 }
 
-function arrayColumns(ctx: Ctx, items: FieldInfo[]): Record<string, ISchema> {
+/** One column per item field, and the row operations: remove, and move up and down when the rows' order means something (`orderable`). */
+function arrayColumns(ctx: Ctx, items: FieldInfo[], orderable = false): Record<string, ISchema> {
   const out: Record<string, ISchema> = {};
   items.forEach((p, i) => {
     const cell = fieldSchema(ctx, p, 0, true);
@@ -250,8 +252,11 @@ function arrayColumns(ctx: Ctx, items: FieldInfo[]): Record<string, ISchema> {
     type: 'void',
     'x-index': items.length,
     'x-component': 'ArrayTable.Column',
-    'x-component-props': { title: ctx.t('entity.action.operation'), width: 90, align: 'center' },
-    properties: { remove: { type: 'void', 'x-component': 'ArrayTable.Remove' } },
+    'x-component-props': { title: ctx.t('entity.action.operation'), width: orderable ? 130 : 90, align: 'center' },
+    properties: {
+      remove: { type: 'void', 'x-component': 'ArrayTable.Remove' },
+      ...(orderable ? { moveUp: { type: 'void', 'x-component': 'ArrayTable.MoveUp' }, moveDown: { type: 'void', 'x-component': 'ArrayTable.MoveDown' } } : {}),
+    },
   };
   return out;
 }
@@ -298,11 +303,12 @@ export function toFormily(view: View, options: FormilyOptions): ISchema {
     mode: options.mode,
     required: new Set(conditionallyRequired(model, known)),
     requiredWhen: new Map(requiredWhen(model, known).map((r) => [r.field, r])),
-    columns: view.form.columns ?? DEFAULT_COLUMNS,
+    columns: viewForm(view).columns ?? DEFAULT_COLUMNS,
   };
   const properties: Record<string, ISchema> = {};
-  const single = view.form.groups.length === 1;
-  view.form.groups.forEach((group, g) => {
+  const { groups } = viewForm(view);
+  const single = groups.length === 1;
+  groups.forEach((group, g) => {
     const fields: Record<string, ISchema> = {};
     const lone = group.fields.length === 1 && !single;
     group.fields.forEach((name, i) => {
@@ -335,5 +341,5 @@ export function toFormily(view: View, options: FormilyOptions): ISchema {
 
 /** Every field a view's form may show, by dotted name (for the save payload and error paths). */
 export function formFieldNames(view: View): string[] {
-  return view.form.groups.flatMap((g) => g.fields);
+  return viewForm(view).groups.flatMap((g) => g.fields);
 }

@@ -85,6 +85,8 @@ export interface FieldHint {
   dicom?: 'DA' | 'TM' | 'PN';
   /** Query bar: several values may be chosen; the filter gets the list. */
   multiple?: boolean;
+  /** Array of objects: rows can be moved up and down (their order means something: a print layout's items). */
+  orderable?: boolean;
 }
 
 /**
@@ -149,11 +151,55 @@ export interface DialogSpec {
   then?: string;
 }
 
-/** A toolbar button opening a dialog, with `<view.permission>:<permission>` (or a permission of another module). */
+/**
+ * A toolbar button, with `<view.permission>:<permission>` (or a permission of another
+ * module): opens a dialog, or makes a call (asking first with `confirm`). With
+ * `selection` it acts on the rows ticked in the table (disabled while none is): the
+ * dialog gets them as `rows`, a call body value "{selected.field}" takes the list of
+ * their values of that field.
+ */
 export interface ToolbarAction {
   key: string;
   permission: string;
-  dialog: DialogSpec;
+  dialog?: DialogSpec;
+  call?: ActionCall;
+  confirm?: boolean;
+  selection?: boolean;
+}
+
+/**
+ * What a row action asks the user before its call (view rowActions[].input), put into
+ * the call's body: a reason whose limits are those the workflow table declares for the
+ * action (config/workflows/<workflow>.json `actions.<action>.reason`, a text definition
+ * of common.json), and/or a choice among the rows a call answers for the row (`id` and
+ * `name`, e.g. the doctors a report may be assigned to) sent as `field`.
+ */
+export interface InputSpec {
+  reason?: { workflow: string; action: string };
+  choose?: { field: string; call: ActionCall; multiple?: boolean };
+}
+
+/**
+ * Sub-lists of a resource (view.list.kinds): POST {base}/list/<key>, one tab each,
+ * offered when the user holds one of its rights (text entity.<entity>.kind.<key>).
+ * Row action paths may name the chosen one as {$kind}.
+ */
+export interface ListKind {
+  key: string;
+  permission: string | string[];
+}
+
+/**
+ * A side tree of the list's filter values (view.list.tree): `call` answers nodes
+ * {name, children}; a node at depth i filters `levels[i]` by its name, with its
+ * ancestors' names on the levels above (report templates: class 1 → class 2).
+ * `rename`: POST path renaming a node (body: the call's query, the node's filters and
+ * `name`, held to the limits of the node's level field), with that right.
+ */
+export interface TreeSpec {
+  call: { method: 'GET'; path: string; query?: Record<string, Scalar> };
+  levels: string[];
+  rename?: { path: string; permission: string };
 }
 
 /**
@@ -175,6 +221,8 @@ export interface RowAction {
   pick?: PickSpec;
   dialog?: DialogSpec;
   confirm?: boolean;
+  /** Values asked for in a dialog before the call (a reason, a choice). */
+  input?: InputSpec;
   /** One condition, or several that must all hold. */
   visibleWhen?: RowCondition | RowCondition[];
 }
@@ -201,14 +249,33 @@ export interface SortSpec {
   order: 'ascend' | 'descend';
 }
 
+/** A view's form: its groups of fields, on its own page or in a modal over the list. */
+export interface ViewForm {
+  mode?: 'page' | 'modal';
+  columns?: number;
+  groups: Array<{ key: string; fields: string[] }>;
+  /** A live panel of the form-aside registry (src/schema/formAsides.tsx) beside the modal form: the print layout's preview. */
+  aside?: { component: string; props?: Record<string, unknown> };
+}
+
 export interface View {
   $id: string;
   entity: string;
   resource: string;
   permission: string;
   fixedFilters?: Record<string, Scalar>;
-  list: { columns: string[]; query?: string[]; sortable?: string[]; defaultSort?: SortSpec; excel?: ExcelSpec; export?: ExportSpec };
-  form: { mode?: 'page' | 'modal'; columns?: number; groups: Array<{ key: string; fields: string[] }> };
+  list: {
+    columns: string[];
+    query?: string[];
+    sortable?: string[];
+    defaultSort?: SortSpec;
+    excel?: ExcelSpec;
+    export?: ExportSpec;
+    kinds?: ListKind[];
+    tree?: TreeSpec;
+  };
+  /** None: a list whose rows open a screen of their own (no detail, create or edit). */
+  form?: ViewForm;
   fields?: Record<string, FieldHint>;
   rowActions?: RowAction[];
   toolbarActions?: ToolbarAction[];

@@ -6,9 +6,16 @@
  */
 import routes from '../../config/routes.json';
 import { viewFiles } from '../types/generated/catalog';
-import type { View } from './types';
+import type { View, ViewForm } from './types';
 
 export const views: Readonly<Record<string, View>> = Object.freeze(viewFiles as unknown as Record<string, View>);
+
+const NO_FORM: ViewForm = Object.freeze({ groups: [] }) as ViewForm;
+
+/** The view's form; a view without one (a list whose rows open their own screen) has no groups. */
+export function viewForm(view: Pick<View, 'form'>): ViewForm {
+  return view.form ?? NO_FORM;
+}
 
 export function viewName(view: View): string {
   return view.$id.replace(/^views\//, '').replace(/\.json$/, '');

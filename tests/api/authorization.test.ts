@@ -65,6 +65,12 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     // A central-hospital report (a report is addressed by its exam's id) and public template.
     const report = await q.query<{ id: number; code: string }>('SELECT r.id, e.exam_code AS code FROM report r JOIN exam e ON e.id = r.id WHERE e.hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.report = { id: report.rows[0].id, secret: report.rows[0].code };
+    // A critical-value notice about that report.
+    const crisis = await q.query<{ id: number }>(
+      "INSERT INTO report_crisis (report_id, hospital_id, description, reported_by_name) VALUES ($1, $2, 'FOREIGN-CRISIS', 'x') RETURNING id",
+      [report.rows[0].id, orgs.CENTRAL],
+    );
+    foreign.crisisValue = { id: crisis.rows[0].id, secret: 'FOREIGN-CRISIS' };
     const template = await q.query<{ id: number; name: string }>("SELECT id, template_name AS name FROM report_template WHERE scope = 'public' AND hospital_id = $1 LIMIT 1", [orgs.CENTRAL]);
     foreign.template = { id: template.rows[0].id, secret: `"id":${template.rows[0].id},` };
     // A study received from a central-hospital device.

@@ -167,6 +167,7 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     submitSuperiorWrite: { actor: () => docA, body: () => ({ hospitalId: orgs.CENTRAL }) },
     submitSuperiorReview: { actor: () => docA, setup: (id, from) => putInState(id, from, content), body: () => ({ hospitalId: orgs.CENTRAL }) },
     reportReturn: { actor: () => senior },
+    print: { actor: () => docA },
   };
 
   test('the test drives every action the table declares', () => {
@@ -345,11 +346,11 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     expect(d).not.toHaveProperty('retrialBackReason');
     expect(await stored(id)).toMatchObject({ report: 4, exam: 4 });
 
-    // Printing is another call (not built yet): the report is marked printed as it would be.
-    await p.db.query('UPDATE report SET print_state = 1, print_number = 1 WHERE id = $1', [id]);
-    const unconfirmed = await act(senior, 'recall', id, { version: 5, reason: '需补充诊断' });
+    d = (await act(docA, 'print', id, { version: 5 })).body.data;
+    expect(d).toMatchObject({ reportState: 4, reportPrintState: 1, printNumber: 1 });
+    const unconfirmed = await act(senior, 'recall', id, { version: 6, reason: '需补充诊断' });
     expect([unconfirmed.code, unconfirmed.body.status]).toEqual([409, 'REPORT011']);
-    d = (await act(senior, 'recall', id, { version: 5, reason: '需补充诊断', confirm: true })).body.data;
+    d = (await act(senior, 'recall', id, { version: 6, reason: '需补充诊断', confirm: true })).body.data;
     expect(d.reportState).toBe(2);
 
     const record = await call('GET', `${R}/report/logs/${id}`, docA);
@@ -360,6 +361,7 @@ describe.each(dbKinds)('reports on %s', (kind) => {
       ['reviewReject', 'reviewReject', '林主任'],
       ['submit', 'submit', '陈医生'],
       ['reviewPass', 'reviewPass', '林主任'],
+      ['print', 'print', '陈医生'],
       ['recall', 'recall', '林主任'],
     ]);
     const recall = record.body.data.list[0];
@@ -465,7 +467,8 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     const counts = async (token: string, model = 'report') => (await call('GET', `${R}/notice?model=${model}`, token)).body.data;
     const id = await examined();
     const before = { a: await counts(docA), s: await counts(senior), remote: await counts(senior, 'remote'), b: await counts(docB) };
-    expect(before.a).toEqual({ unwritten: expect.any(Number), firstTrial: expect.any(Number), retrialBack: expect.any(Number), reportReturn: expect.any(Number) });
+    // The spec's four counts, and the critical values waiting for the caller (none without the right to acknowledge: tests/api/reportCrisis.test.ts).
+    expect(before.a).toEqual({ unwritten: expect.any(Number), firstTrial: expect.any(Number), retrialBack: expect.any(Number), reportReturn: expect.any(Number), crisis: 0 });
     await act(docA, 'submit', id, { version: 0, ...content });
     expect(await counts(docA)).toEqual({ ...before.a, unwritten: before.a.unwritten - 1, firstTrial: before.a.firstTrial + 1 });
     await act(senior, 'reviewReject', id, { version: 1, reason: '不全' });

@@ -87,7 +87,8 @@ export class ResourceListPage {
     for (const [name, value] of Object.entries(values)) await bar.locator(`input#${name}`).fill(value);
     // This query's answer, not that of a reload still under way (after a save, say).
     const listed = this.page.waitForResponse((r) => {
-      if (!r.url().endsWith('/list') || r.request().method() !== 'POST') return false;
+      // A list call: {base}/list, or a sub-list {base}/list/<kind> (view list.kinds).
+      if (!/\/list(\/[A-Za-z]+)?$/.test(new URL(r.url()).pathname) || r.request().method() !== 'POST') return false;
       const filters = (r.request().postDataJSON() as { filters?: Record<string, unknown> } | null)?.filters ?? {};
       return Object.entries(values).every(([k, v]) => filters[k] === v);
     });

@@ -27,7 +27,7 @@ import { actionPermissionKey, fillBody, pickFilters, rowActionApplies, runPick, 
 import { toColumns, toListQuery, type Column } from '@/schema/toColumns';
 import type { Translate } from '@/schema/types';
 import { views } from '@/schema/views';
-import type { RequestFn, RequestOptions } from '@/services/request';
+import { recorder } from '../support/requestRecorder';
 import { dicomDateText, dicomNameText, dicomTimeText } from '@/utils/dicom';
 
 const exam = views.exam;
@@ -39,15 +39,6 @@ const imageKeys = (row: Record<string, unknown>, map: Record<string, string[]>) 
   visibleRowActions(exam, row, map)
     .filter((a) => a.permission.startsWith('image:'))
     .map((a) => a.key);
-
-function recorder(answer: unknown = null) {
-  const calls: Array<[string, RequestOptions | undefined]> = [];
-  const req = (async (path: string, options?: RequestOptions) => {
-    calls.push([path, options]);
-    return answer;
-  }) as RequestFn;
-  return { calls, req };
-}
 
 describe('the exam list: image actions', () => {
   const waiting = { id: 5, hospitalId: 2, examState: 1, imageStatus: 0, hidden: false };

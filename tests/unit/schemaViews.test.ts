@@ -32,7 +32,7 @@ import { entityModel, type FieldInfo } from '@/schema/model';
 import { resourceNames } from '@/schema/resource';
 import { codeTableNames, codeValues, entityNames, schemaIds } from '@/schema/schemas';
 import type { View } from '@/schema/types';
-import { views, viewName } from '@/schema/views';
+import { viewForm, views, viewName } from '@/schema/views';
 import { pathFields } from '@/schema/pathTemplate';
 import { rowActionTextKey } from '@/schema/rowActions';
 import { dialogNames } from '@/schema/dialogs';
@@ -214,7 +214,7 @@ describe('views', () => {
       ...view.list.columns,
       ...(view.list.query ?? []),
       ...(view.list.sortable ?? []),
-      ...view.form.groups.flatMap((g) => g.fields).filter((n) => !virtual.includes(n)),
+      ...viewForm(view).groups.flatMap((g) => g.fields).filter((n) => !virtual.includes(n)),
       ...Object.keys(view.fields ?? {}).filter((n) => !virtual.includes(n)),
       ...Object.keys(view.fixedFilters ?? {}),
       ...Object.values(view.fields ?? {}).flatMap((h) => Object.keys(h.visibleWhen ?? {})),
@@ -321,7 +321,7 @@ describe('locale texts', () => {
   const keys = [
     ...codeTableNames.flatMap((table) => codeValues(table).map((v) => `code.${table}.${v}`)),
     ...entityNames.flatMap((e) => [`entity.${e}.title`, ...fieldKeys(e, entityModel(e).fields)]),
-    ...Object.values(views).flatMap((v) => v.form.groups.map((g) => `entity.group.${g.key}`)),
+    ...Object.values(views).flatMap((v) => viewForm(v).groups.map((g) => `entity.group.${g.key}`)),
     ...Object.values(views).flatMap((v) =>
       Object.entries(v.fields ?? {})
         .filter(([, h]) => h.virtual)

@@ -18,7 +18,7 @@ function ListScreen({ view }: { view: View }) {
   const navigate = useNavigate();
   const actionRef = useRef<ActionType>();
   const [dialog, setDialog] = useState<{ mode: FormMode; id?: string } | null>(null);
-  const inModal = view.form.mode === 'modal' || !view.routes.form;
+  const inModal = view.form?.mode === 'modal' || !view.routes.form;
 
   const open = useCallback(
     (mode: FormMode, row?: Entity) => {

@@ -36,7 +36,7 @@ export type PermissionKeys1 = [string, ...string[]];
  */
 export type PermissionKeys2 = [string, ...string[]];
 /**
- * What an entry of the report operation log records (spec section 3): appoint exam, suspend, modify booking, match study, save report, unlock, submit, submit to the superior for audit or for writing, return, review pass, review reject, audit back, withdraw, quality control, unbind study, critical-value report, recall, double-review pass or reject, assign, update exam. Texts: code.reportOperationType.<value>.
+ * What an entry of the report operation log records (spec section 3): appoint exam, suspend, modify booking, match study, save report, unlock, submit, submit to the superior for audit or for writing, return, review pass, review reject, audit back, withdraw, quality control, unbind study, critical-value report, recall, double-review pass or reject, assign, update exam; and print (a report printed). Texts: code.reportOperationType.<value>.
  */
 export type CodesReportOperationTypeJson =
   | 'appointExam'
@@ -60,7 +60,8 @@ export type CodesReportOperationTypeJson =
   | 'doubleReviewPass'
   | 'doubleReviewReject'
   | 'assign'
-  | 'updateExam';
+  | 'updateExam'
+  | 'print';
 
 /**
  * The report state machine as one declared table (config/workflows/report.json): its states and its actions. server/report/workflow.ts validates the table against this schema at start-up (and checks what a schema cannot: permission keys, guard and effect names, states, catalogue codes); server/report/engine.ts executes it, one generic path for every action; the client reads it (GET /api/report/v1/report/workflow) with the detail's list of allowed actions to decide which buttons and dialogs to show.

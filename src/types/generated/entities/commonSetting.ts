@@ -18,7 +18,7 @@ export type CodesViewerOptionJson = 'newWindow' | 'auto';
  */
 export interface CommonSetting {
   /**
-   * Pop-up notices of new exams: on or off, for which modules, every interval minutes, shown for duration seconds, with an optional sound.
+   * Pop-up notices of new exams: on or off, for which modules, every interval minutes, shown for duration seconds, with the remote pop-up's alert sound on or off and optionally from an address of the user's.
    */
   examNotice?: {
     noticeOpen?: boolean;
@@ -31,6 +31,10 @@ export interface CommonSetting {
      * Seconds a pop-up stays.
      */
     duration?: number;
+    /**
+     * The remote pop-up plays its alert sound while unwritten reports wait.
+     */
+    sound?: boolean;
     /**
      * Sound of the remote pop-up; empty for the built-in one.
      */

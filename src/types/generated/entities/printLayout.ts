@@ -24,38 +24,90 @@ export type CodesPrintFieldJson =
   | 'retrialDoctorName'
   | 'firstTrialTime'
   | 'notes';
+/**
+ * Where a print layout puts an item on the A4 sheet: header (label and value cells in rows under the title: patient and exam), body (a titled paragraph: findings, diagnosis), footer (cells at the foot of the sheet: doctors, their signatures, time, notes). Texts: code.printGroup.<value>.
+ */
+export type CodesPrintGroupJson = 'header' | 'body' | 'footer';
 
 /**
- * How a printed report is laid out. One layout is the default (hospitalIds empty); named layouts list the hospitals they serve. A hospital in no list and no default means no layout: printing then refuses rather than guessing.
+ * How a hospital's printed report (one A4 sheet) is laid out (spec section 3 "Report print layout"): the heading texts, which items print, in which order and block, and whether the writing and reviewing doctors sign with their signature pictures. Layouts start as files under config/print-layouts/ (without id and hospitalIds; mapping.json maps hospital codes to layout names), are seeded into the database on first start and are edited there afterwards (/qualityControl). A hospital prints with the layout it is mapped to; a hospital mapped to none has no layout and printing says so (REPORT301).
  */
 export interface PrintLayout {
   id?: number;
-  name: string;
-  isDefault?: boolean;
   /**
+   * The layout's key: its file name under config/print-layouts/ and what mapping.json names.
+   */
+  name: string;
+  /**
+   * The heading's first line; absent: the name of the report's hospital.
+   */
+  hospitalName?: string;
+  /**
+   * The sheet's title under the hospital name (e.g. 医学影像诊断报告单).
+   */
+  title: string;
+  /**
+   * A small line under the title (address, telephone, a subtitle).
+   */
+  headerText?: string;
+  /**
+   * The line at the foot of the sheet (e.g. this report is for clinical reference only).
+   */
+  footerText?: string;
+  /**
+   * What the item notes prints.
+   */
+  notes?: string;
+  /**
+   * Cells per row in the header and footer blocks.
+   */
+  columns?: number;
+  /**
+   * Body text size in points.
+   */
+  fontSize?: number;
+  /**
+   * The writing doctor signs with the signature picture (when uploaded and active) instead of the typed name.
+   */
+  firstTrialSignature?: boolean;
+  /**
+   * The reviewing doctor signs with the signature picture (when uploaded and active) instead of the typed name.
+   */
+  retrialSignature?: boolean;
+  /**
+   * The items of the sheet in print order, each in its block; an item shown false keeps its place but does not print. An item appears once (the server refuses a second one), so there are at most as many as codes/printField.json has values.
+   *
+   * @minItems 1
+   */
+  fields: [
+    {
+      field: CodesPrintFieldJson;
+      group: CodesPrintGroupJson;
+      show?: boolean;
+      /**
+       * The printed label instead of the item's usual one (code.printField.<field>).
+       */
+      label?: string;
+    },
+    ...{
+      field: CodesPrintFieldJson;
+      group: CodesPrintGroupJson;
+      show?: boolean;
+      /**
+       * The printed label instead of the item's usual one (code.printField.<field>).
+       */
+      label?: string;
+    }[]
+  ];
+  /**
+   * The hospitals printing with this layout (the mapping; a hospital has at most one layout). A caller sees and changes only the hospitals in their data scope.
+   *
    * @maxItems 500
    */
   hospitalIds?: number[];
   /**
-   * What the print shows, in order (device name or modality, exam code or patient id, … notes).
-   *
-   * @minItems 1
+   * The mapped hospitals' names, for the list.
    */
-  fields: [CodesPrintFieldJson, ...CodesPrintFieldJson[]];
-  /**
-   * Print the writer's signature picture instead of the name.
-   */
-  firstTrialSignature?: boolean;
-  /**
-   * Print the reviewer's signature picture instead of the name.
-   */
-  retrialSignature?: boolean;
-  /**
-   * Heading above the report, usually the hospital's name.
-   */
-  title?: string;
-  /**
-   * Footer text (e.g. 'this report is for clinical reference only').
-   */
-  notes?: string;
+  hospitalNames?: string;
+  updatedAt?: string;
 }

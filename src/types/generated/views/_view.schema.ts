@@ -84,8 +84,54 @@ export interface View {
        */
       call: string;
     };
+    /**
+     * Sub-lists of the resource (the report centre's to write, to review, to print, all): each is POST {base}/list/<key> with the same body, shown as a tab over the table (none with a single kind) when the permission map grants one of its rights; the chosen one is in the address (?kind=) and row action paths may name it as {$kind}. Text: entity.<entity>.kind.<key>.
+     *
+     * @minItems 1
+     */
+    kinds?: [
+      {
+        key: string;
+        /**
+         * A right (as a row action's), or several of which one is enough.
+         */
+        permission: ActionPermission | [ActionPermission, ...ActionPermission[]];
+      },
+      ...{
+        key: string;
+        /**
+         * A right (as a row action's), or several of which one is enough.
+         */
+        permission: ActionPermission | [ActionPermission, ...ActionPermission[]];
+      }[]
+    ];
+    /**
+     * A tree beside the table whose nodes filter the list (report templates: level 1 class, level 2 class): GET `call` answers nodes {name, children}; choosing a node at depth i filters levels[i] by its name and the levels above by its ancestors' names; the root shows everything. With `rename`, holders of its right rename a node: POST path with the call's query, the node's filters and `name` (held to the limits of its level's field). Texts: entity.tree.all (the root), entity.tree.rename, entity.tree.name, entity.tree.renameDone.
+     */
+    tree?: {
+      call: {
+        method: 'GET';
+        path: string;
+        query?: {
+          [k: string]: Scalar;
+        };
+      };
+      /**
+       * Entity fields filtered by the nodes of each depth, outermost first.
+       *
+       * @minItems 1
+       */
+      levels: FieldList & [unknown, ...unknown[]];
+      rename?: {
+        path: string;
+        permission: ActionPermission;
+      };
+    };
   };
-  form: {
+  /**
+   * The entity's form (create, edit, detail). A view without one is a list whose rows open a screen of their own (the report centre's): no create, detail or edit.
+   */
+  form?: {
     /**
      * page (its own route, routes.form) or modal (over the list).
      */
@@ -94,6 +140,13 @@ export interface View {
      * Grid columns per group; default 2.
      */
     columns?: number;
+    /**
+     * A live panel beside the form in its modal, following the values as they are typed: a name in the form-aside registry (src/schema/formAsides.tsx) with extra props (the print layout's A4 preview).
+     */
+    aside?: {
+      component: string;
+      props?: {};
+    };
     /**
      * @minItems 1
      */
@@ -240,6 +293,23 @@ export interface View {
        */
       confirm?: boolean;
       /**
+       * With `call`: values asked for in a dialog (src/schema/InputDialog.tsx) and added to the call's body. `reason`: a required text named reason, with the limits the workflow table declares for the action (config/workflows/<workflow>.json actions.<action>.reason, a text definition of common.json). `choose`: the rows the GET `call` answers for the row (data.list of {id, name}), one or several chosen, sent as `field`. Texts of the fields: entity.<entity>.action.<key>Reason and <key>Choose.
+       */
+      input?: {
+        reason?: {
+          workflow: string;
+          action: string;
+        };
+        choose?: {
+          field: string;
+          call: {
+            method: 'GET';
+            path: ApiPath;
+          };
+          multiple?: boolean;
+        };
+      };
+      /**
        * Offered only while the condition holds for the row; a list of conditions: while every one holds.
        */
       visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
@@ -353,6 +423,23 @@ export interface View {
          * Ask before calling.
          */
         confirm?: boolean;
+        /**
+         * With `call`: values asked for in a dialog (src/schema/InputDialog.tsx) and added to the call's body. `reason`: a required text named reason, with the limits the workflow table declares for the action (config/workflows/<workflow>.json actions.<action>.reason, a text definition of common.json). `choose`: the rows the GET `call` answers for the row (data.list of {id, name}), one or several chosen, sent as `field`. Texts of the fields: entity.<entity>.action.<key>Reason and <key>Choose.
+         */
+        input?: {
+          reason?: {
+            workflow: string;
+            action: string;
+          };
+          choose?: {
+            field: string;
+            call: {
+              method: 'GET';
+              path: ApiPath;
+            };
+            multiple?: boolean;
+          };
+        };
         /**
          * Offered only while the condition holds for the row; a list of conditions: while every one holds.
          */
@@ -469,6 +556,23 @@ export interface View {
        */
       confirm?: boolean;
       /**
+       * With `call`: values asked for in a dialog (src/schema/InputDialog.tsx) and added to the call's body. `reason`: a required text named reason, with the limits the workflow table declares for the action (config/workflows/<workflow>.json actions.<action>.reason, a text definition of common.json). `choose`: the rows the GET `call` answers for the row (data.list of {id, name}), one or several chosen, sent as `field`. Texts of the fields: entity.<entity>.action.<key>Reason and <key>Choose.
+       */
+      input?: {
+        reason?: {
+          workflow: string;
+          action: string;
+        };
+        choose?: {
+          field: string;
+          call: {
+            method: 'GET';
+            path: ApiPath;
+          };
+          multiple?: boolean;
+        };
+      };
+      /**
        * Offered only while the condition holds for the row; a list of conditions: while every one holds.
        */
       visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
@@ -583,33 +687,156 @@ export interface View {
          */
         confirm?: boolean;
         /**
+         * With `call`: values asked for in a dialog (src/schema/InputDialog.tsx) and added to the call's body. `reason`: a required text named reason, with the limits the workflow table declares for the action (config/workflows/<workflow>.json actions.<action>.reason, a text definition of common.json). `choose`: the rows the GET `call` answers for the row (data.list of {id, name}), one or several chosen, sent as `field`. Texts of the fields: entity.<entity>.action.<key>Reason and <key>Choose.
+         */
+        input?: {
+          reason?: {
+            workflow: string;
+            action: string;
+          };
+          choose?: {
+            field: string;
+            call: {
+              method: 'GET';
+              path: ApiPath;
+            };
+            multiple?: boolean;
+          };
+        };
+        /**
          * Offered only while the condition holds for the row; a list of conditions: while every one holds.
          */
         visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
       })[]
   ];
   /**
-   * Buttons on the list's toolbar that open a dialog of the dialog registry (the image record's DICOM upload), each offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module). Text: entity.<entity>.action.<key> (the button and the dialog's title). Closing the dialog after a change reloads the list.
+   * Buttons on the list's toolbar that open a dialog of the dialog registry (the image record's DICOM upload) or make a call (asking first with confirm), each offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module). With selection the table gets row checkboxes and the button acts on the ticked rows, disabled while none is: the dialog gets them (`rows`), a call's body value "{selected.field}" takes the list of their values of that field. Text: entity.<entity>.action.<key> (the button and the dialog's title), <key>Confirm ({{count}} rows) and <key>Done (a call's answer: each number, and each list's length, by its name). Closing the dialog after a change, or a call, reloads the list.
    *
    * @minItems 1
    */
   toolbarActions?: [
-    {
+    (
+      | {
+          dialog: {};
+        }
+      | {
+          call: {};
+        }
+    ) & {
       /**
        * Names the text and the data-testid toolbar-action-<key>.
        */
       key: string;
       permission: ActionPermission;
-      dialog: Dialog;
-    },
-    ...{
+      dialog?: Dialog;
+      call?: {
+        method: 'POST';
+        path: string;
+        /**
+         * The JSON body; a value "{selected.field}" takes the selected rows' values of that field as a list.
+         */
+        body?: CallBody;
+      };
+      /**
+       * Ask before calling.
+       */
+      confirm?: boolean;
+      /**
+       * Acts on the ticked rows of the table.
+       */
+      selection?: boolean;
+    } & (
+        | {
+            dialog: {};
+          }
+        | {
+            call: {};
+          }
+      ) & {
+        /**
+         * Names the text and the data-testid toolbar-action-<key>.
+         */
+        key: string;
+        permission: ActionPermission;
+        dialog?: Dialog;
+        call?: {
+          method: 'POST';
+          path: string;
+          /**
+           * The JSON body; a value "{selected.field}" takes the selected rows' values of that field as a list.
+           */
+          body?: CallBody;
+        };
+        /**
+         * Ask before calling.
+         */
+        confirm?: boolean;
+        /**
+         * Acts on the ticked rows of the table.
+         */
+        selection?: boolean;
+      },
+    ...((
+      | {
+          dialog: {};
+        }
+      | {
+          call: {};
+        }
+    ) & {
       /**
        * Names the text and the data-testid toolbar-action-<key>.
        */
       key: string;
       permission: ActionPermission;
-      dialog: Dialog;
-    }[]
+      dialog?: Dialog;
+      call?: {
+        method: 'POST';
+        path: string;
+        /**
+         * The JSON body; a value "{selected.field}" takes the selected rows' values of that field as a list.
+         */
+        body?: CallBody;
+      };
+      /**
+       * Ask before calling.
+       */
+      confirm?: boolean;
+      /**
+       * Acts on the ticked rows of the table.
+       */
+      selection?: boolean;
+    } & (
+        | {
+            dialog: {};
+          }
+        | {
+            call: {};
+          }
+      ) & {
+        /**
+         * Names the text and the data-testid toolbar-action-<key>.
+         */
+        key: string;
+        permission: ActionPermission;
+        dialog?: Dialog;
+        call?: {
+          method: 'POST';
+          path: string;
+          /**
+           * The JSON body; a value "{selected.field}" takes the selected rows' values of that field as a list.
+           */
+          body?: CallBody;
+        };
+        /**
+         * Ask before calling.
+         */
+        confirm?: boolean;
+        /**
+         * Acts on the ticked rows of the table.
+         */
+        selection?: boolean;
+      })[]
   ];
   /**
    * The right of the view's module that gates a generic action (detail, create, edit, delete) where the module names it otherwise, e.g. {"edit": "modifyExam", "delete": "deleteExam"} in registration. An action not named here needs the right of its own name.
@@ -703,6 +930,10 @@ export interface FieldHint {
    * Query bar: several values may be chosen (a code table's states); the filter gets the list.
    */
   multiple?: boolean;
+  /**
+   * Array of objects: each row can be moved up and down (the order means something, as a print layout's items).
+   */
+  orderable?: boolean;
   /**
    * An amount in CNY: a money column in the list, two decimals with the currency sign in the form; shown in the language's number format (Intl.NumberFormat).
    */

@@ -1,0 +1,329 @@
+/**
+ * The generic list extensions the report centre and the templates use, as pure
+ * functions and as view data. Scenarios:
+ * - list kinds: tabs for the kinds whose right (or one of whose rights) the user holds,
+ *   the kind asked for when offered else the first; a view without kinds has none; the
+ *   list call goes to {base}/list/<kind>
+ * - {$kind} in a row action's path is the kind shown: the report lists open
+ *   /reportDetail?id=<id>&from=<kind>&model=report
+ * - report rows offer write / review / recheck / view as state and rights allow; reject,
+ *   assign, recall (a printed one asks first and confirms), withdraw (only once sent to
+ *   the superior) with the row's version in the body and what the dialog asked for
+ * - input: a reason's limits are the workflow table's for the action (200 for a reject or
+ *   a withdraw, 3000 for a recall); an action without a reason there throws; choices
+ *   come from the call's data.list as value/label
+ * - toolbar: a call on the ticked rows sends "{selected.id}" as the ids; nothing without
+ *   rows; the success text gets the answer's counts
+ * - filter tree: nodes down to the view's levels under an "all" root; a node filters its
+ *   level and the levels above; the root filters nothing; a rename sends the call's
+ *   query, the node's filters and the new name
+ * - a view without a form offers no detail, create or edit (delete stays the right's)
+ * - every view: kinds name rights of its module; tree levels are fields of its query bar
+ * - the view schema takes kinds, tree, input, toolbar calls and formless views, and
+ *   refuses a toolbar action with both or neither of dialog and call, a choice by POST, a
+ *   formless view with a form route
+ * - texts: kinds, an input's Reason / Choose, a toolbar call's Confirm / Done, the tree's
+ *   root, in zh-CN, en-US and ru-RU
+ */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import fs from 'node:fs';
+import path from 'node:path';
+import { customFormats } from '../../config/formats';
+import permissions from '../../config/permissions.json';
+import { resources } from '../../locales';
+import { loadChoices, reasonLimits, reasonProblem } from '@/schema/inputs';
+import { entityModel } from '@/schema/model';
+import { chosenKind, kindTextKey, visibleKinds } from '@/schema/listKinds';
+import { fillPath } from '@/schema/pathTemplate';
+import { viewRights } from '@/schema/permissions';
+import { resourceApi } from '@/schema/resource';
+import { answerCounts, rowActionTarget, rowActionTextKey, runRowAction, runToolbarCall, selectionBody, visibleRowActions } from '@/schema/rowActions';
+import { filterTreeData, nodeNames, renameBody, treeFilters } from '@/schema/treeFilters';
+import type { View } from '@/schema/types';
+import { views } from '@/schema/views';
+import { recorder } from '../support/requestRecorder';
+
+const report = views.report;
+const radiologist = { report: ['view', 'write', 'print', 'withdraw', 'operationRecord'], myReport: ['view', 'write'] };
+const senior = { report: ['view', 'write', 'verify', 'recheck', 'print', 'batchPrint', 'unlock', 'recall', 'assign', 'operationRecord'] };
+
+describe('list kinds', () => {
+  test('a tab per kind the user may see, in the view order; one of several rights is enough', () => {
+    expect(visibleKinds(report, radiologist).map((k) => k.key)).toEqual(['write', 'print', 'all']);
+    expect(visibleKinds(report, senior).map((k) => k.key)).toEqual(['write', 'review', 'print', 'all']);
+    expect(visibleKinds(report, { report: ['recheck'] }).map((k) => k.key)).toEqual(['review']);
+    expect(visibleKinds(report, null)).toEqual([]);
+  });
+
+  test('the kind asked for when offered, else the first offered; none without kinds', () => {
+    expect(chosenKind(report, senior, 'print')).toBe('print');
+    expect(chosenKind(report, radiologist, 'review')).toBe('write');
+    expect(chosenKind(report, radiologist, null)).toBe('write');
+    expect(chosenKind(views.myReport, radiologist, undefined)).toBe('mine');
+    expect(chosenKind(views.exam, { registration: ['view'] }, 'write')).toBeUndefined();
+    expect(chosenKind(report, {}, 'write')).toBeUndefined();
+    expect(kindTextKey(report, 'write')).toBe('entity.reportRow.kind.write');
+  });
+
+  test('the list call of a kind is POST {base}/list/<kind>', async () => {
+    const { calls, req } = recorder({ list: [], total: 0 });
+    const query = { page: 1, pageSize: 20, filters: {} };
+    await resourceApi('report', req).list(query, undefined, 'write');
+    await resourceApi('exam', req).list(query);
+    expect(calls.map(([p, o]) => [p, o?.method])).toEqual([
+      ['/api/report/v1/report/list/write', 'POST'],
+      ['/api/ris/v1/exam/list', 'POST'],
+    ]);
+  });
+});
+
+describe('report rows', () => {
+  const keys = (row: Record<string, unknown>, map: Record<string, string[]>) => visibleRowActions(report, row, map, { kind: 'write' }).map((a) => a.key);
+  const row = (patch: Record<string, unknown>) => ({ id: 7, version: 3, reportState: -1, reportPrintState: 0, sentToSuperior: false, ...patch });
+
+  test('{$kind} is the kind shown; without it the path has no value', () => {
+    expect(fillPath('/reportDetail?id={id}&from={$kind}&model=report', { id: 7 }, { kind: 'review' })).toBe('/reportDetail?id=7&from=review&model=report');
+    expect(fillPath('/reportDetail?id={id}&from={$kind}', { id: 7, kind: 'x' })).toBeUndefined();
+    const write = report.rowActions!.find((a) => a.key === 'write')!;
+    expect(rowActionTarget(write, row({}), { kind: 'write' })).toBe('/reportDetail?id=7&from=write&model=report');
+    // A screen that shows no kind offers no link that names one.
+    expect(visibleRowActions(report, row({}), radiologist).map((a) => a.key)).toEqual(['operationRecord']);
+  });
+
+  test('open as state and rights allow: write, review, recheck, always view', () => {
+    expect(keys(row({}), radiologist)).toEqual(['write', 'view', 'operationRecord']);
+    expect(keys(row({ reportState: 2 }), radiologist)).toEqual(['view', 'operationRecord']);
+    expect(keys(row({ reportState: 2 }), senior)).toEqual(['review', 'view', 'operationRecord', 'assign', 'reject']);
+    expect(keys(row({ reportState: 5 }), senior)).toEqual(['recheck', 'view', 'operationRecord', 'assign']);
+    // Sent to the superior hospital: the superior works on it; the sender may withdraw it.
+    expect(keys(row({ reportState: 2, sentToSuperior: true }), { report: [...radiologist.report, 'verify'] })).toEqual(['view', 'operationRecord', 'withdraw']);
+  });
+
+  test('recall: a printed report asks first and sends the confirmation', async () => {
+    expect(keys(row({ reportState: 4 }), senior)).toEqual(['view', 'operationRecord', 'recall']);
+    expect(keys(row({ reportState: 4, reportPrintState: 1 }), senior)).toEqual(['view', 'operationRecord', 'recallPrinted']);
+    const printed = report.rowActions!.find((a) => a.key === 'recallPrinted')!;
+    expect(printed.confirm).toBe(true);
+    const { calls, req } = recorder();
+    await runRowAction(printed, row({ reportState: 4, reportPrintState: 1 }), req, { reason: '补充诊断' });
+    expect(calls).toEqual([['/api/report/v1/report/recall/7', { method: 'POST', body: { version: 3, confirm: true, reason: '补充诊断' } }]]);
+  });
+
+  test('reject and assign send the row version with what the dialog asked for', async () => {
+    const { calls, req } = recorder();
+    const reject = report.rowActions!.find((a) => a.key === 'reject')!;
+    const assign = report.rowActions!.find((a) => a.key === 'assign')!;
+    await runRowAction(reject, row({ reportState: 2, version: 0 }), req, { reason: '诊断不全' });
+    await runRowAction(assign, row({ reportState: -1 }), req, { doctorIds: [4, 7] });
+    expect(calls).toEqual([
+      ['/api/report/v1/report/reviewReject/7', { method: 'POST', body: { version: 0, reason: '诊断不全' } }],
+      ['/api/report/v1/report/assign/7', { method: 'POST', body: { version: 3, doctorIds: [4, 7] } }],
+    ]);
+  });
+});
+
+describe('input', () => {
+  test("a reason's limits are the workflow table's for the action", () => {
+    expect(reasonLimits({ workflow: 'report', action: 'reviewReject' })).toEqual({ minLength: 1, maxLength: 200 });
+    expect(reasonLimits({ workflow: 'report', action: 'withdraw' })).toEqual({ minLength: 1, maxLength: 200 });
+    expect(reasonLimits({ workflow: 'report', action: 'recall' })).toEqual({ minLength: 1, maxLength: 3000 });
+    expect(() => reasonLimits({ workflow: 'report', action: 'save' })).toThrow('declares no reason');
+    expect(() => reasonLimits({ workflow: 'nothing', action: 'save' })).toThrow();
+  });
+
+  test('a reason is judged trimmed: required, then the limits', () => {
+    const limits = { minLength: 2, maxLength: 5 };
+    expect(reasonProblem(undefined, limits)).toBe('required');
+    expect(reasonProblem('   ', limits)).toBe('required');
+    expect(reasonProblem(' a ', limits)).toBe('minLength');
+    expect(reasonProblem('abcdef', limits)).toBe('maxLength');
+    expect(reasonProblem(' abcde ', limits)).toBeUndefined();
+  });
+
+  test("choices are the call's data.list for the row, as value and label", async () => {
+    const assign = report.rowActions!.find((a) => a.key === 'assign')!;
+    const { calls, req } = recorder({ list: [{ id: 4, name: '陈医生' }] });
+    expect(await loadChoices(assign, { id: 9 }, req)).toEqual([{ value: 4, label: '陈医生' }]);
+    expect(calls[0][0]).toBe('/api/report/v1/report/assignees/9');
+    await expect(loadChoices(report.rowActions![0], { id: 9 }, req)).rejects.toThrow('chooses nothing');
+  });
+});
+
+describe('toolbar calls on the selection', () => {
+  const unlock = report.toolbarActions!.find((a) => a.key === 'batchUnlock')!;
+
+  test('"{selected.id}" is the ticked rows\' ids; nothing without rows or with a row lacking one', () => {
+    expect(selectionBody(unlock.call!.body, [{ id: 3 }, { id: 5 }])).toEqual({ ids: [3, 5] });
+    expect(selectionBody({ ids: '{selected.id}', keep: 'x' }, [{ id: 3 }])).toEqual({ ids: [3], keep: 'x' });
+    expect(selectionBody(unlock.call!.body, [])).toBeUndefined();
+    expect(selectionBody(unlock.call!.body, [{ id: 3 }, { name: 'x' }])).toBeUndefined();
+  });
+
+  test('the call goes through the request function; its answer gives the success text its counts', async () => {
+    const { calls, req } = recorder({ unlocked: [3], refused: [] });
+    const answer = await runToolbarCall(unlock, [{ id: 3 }], req);
+    expect(calls).toEqual([['/api/report/v1/report/batchUnlock', { method: 'POST', body: { ids: [3] } }]]);
+    expect(answerCounts(answer)).toEqual({ unlocked: 1, refused: 0 });
+    expect(answerCounts({ updated: 2, note: 'x' })).toEqual({ updated: 2 });
+    expect(answerCounts(null)).toEqual({});
+    await expect(runToolbarCall(unlock, [], req)).rejects.toThrow('no selected rows');
+    const print = report.toolbarActions!.find((a) => a.key === 'batchPrint')!;
+    await expect(runToolbarCall(print, [{ id: 3 }], req)).rejects.toThrow('opens a dialog');
+  });
+});
+
+describe('filter tree', () => {
+  const tree = views.templatePrivate.list.tree!;
+  const nodes = [
+    {
+      name: 'CT',
+      children: [
+        { name: '头颅', children: [{ id: 1, templateName: '正常' }] },
+        { name: '胸部', children: [] },
+      ],
+    },
+    { name: 'DR', children: [] },
+  ];
+
+  test('nodes down to the levels under the root; templates themselves are left out', () => {
+    expect(filterTreeData(tree, nodes, '全部')).toEqual([
+      {
+        key: '',
+        title: '全部',
+        children: [
+          {
+            key: '["CT"]',
+            title: 'CT',
+            children: [
+              { key: '["CT","头颅"]', title: '头颅' },
+              { key: '["CT","胸部"]', title: '胸部' },
+            ],
+          },
+          { key: '["DR"]', title: 'DR' },
+        ],
+      },
+    ]);
+    expect(filterTreeData(tree, undefined, '全部')).toEqual([{ key: '', title: '全部' }]);
+  });
+
+  test('a node filters its level and the ones above; the root or a broken key nothing', () => {
+    expect(treeFilters(tree, '["CT","头颅"]')).toEqual({ className1: 'CT', className2: '头颅' });
+    expect(treeFilters(tree, '["DR"]')).toEqual({ className1: 'DR' });
+    expect(treeFilters(tree, '')).toEqual({});
+    expect(treeFilters(tree, '{')).toEqual({});
+  });
+
+  test("a rename sends the tree call's query, the node's filters and the new name", () => {
+    expect(nodeNames('["CT","头颅"]')).toEqual(['CT', '头颅']);
+    expect(nodeNames('[1]')).toEqual([]);
+    expect(renameBody(tree, '["CT","头颅"]', '颅脑')).toEqual({ scope: 'private', className1: 'CT', className2: '头颅', name: '颅脑' });
+    expect(renameBody(tree, '["CT"]', 'CT平扫')).toEqual({ scope: 'private', className1: 'CT', name: 'CT平扫' });
+    expect(tree.rename).toEqual({ path: '/api/report/v1/template/class/rename', permission: 'edit' });
+  });
+});
+
+describe('views without a form', () => {
+  test("no detail, create or edit whatever the rights; delete stays the right's", () => {
+    expect(viewRights(report, { report: ['view', 'add', 'edit', 'delete'] })).toEqual({ view: false, add: false, edit: false, remove: true });
+    expect(viewRights(views.templatePrivate, { privateTemplate: ['view', 'add', 'edit', 'delete'] })).toEqual({
+      view: true,
+      add: true,
+      edit: true,
+      remove: true,
+    });
+  });
+});
+
+describe('the view schema', () => {
+  const root = path.resolve(__dirname, '..', '..', 'schemas');
+  const ajv = new Ajv({ strict: true, allErrors: true });
+  addFormats(ajv);
+  customFormats(ajv);
+  const walk = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.json') ? [path.join(dir, e.name)] : []));
+  for (const f of walk(root).filter((f) => !f.includes(`${path.sep}views${path.sep}`) || f.endsWith('_view.schema.json')))
+    ajv.addSchema(JSON.parse(fs.readFileSync(f, 'utf8')));
+  const validate = ajv.getSchema('views/_view.schema.json') as (d: unknown) => boolean;
+  const unlock = report.toolbarActions![0];
+
+  test('takes kinds, tree, input, toolbar calls and views without a form', () => {
+    for (const v of [views.report, views.myReport, views.templatePublic, views.templatePrivate]) expect(validate(v)).toBe(true);
+  });
+
+  test('refuses a toolbar action with both or neither of dialog and call, a choice by POST, a formless view with a form route', () => {
+    const withToolbar = (patch: object) => validate({ ...report, toolbarActions: [{ ...unlock, ...patch }] });
+    expect(withToolbar({})).toBe(true);
+    expect(withToolbar({ dialog: { component: 'ReportPrint' } })).toBe(false);
+    expect(withToolbar({ call: undefined })).toBe(false);
+    expect(withToolbar({ call: { method: 'GET', path: unlock.call!.path } })).toBe(false);
+    const assign = report.rowActions!.find((a) => a.key === 'assign')!;
+    const choose = assign.input!.choose!;
+    expect(validate({ ...report, rowActions: [{ ...assign, input: { choose: { ...choose, call: { ...choose.call, method: 'POST' } } } }] })).toBe(false);
+    expect(validate({ ...report, rowActions: [{ ...assign, input: {} }] })).toBe(false);
+    expect(validate({ ...report, routes: { list: '/report', form: '/reportForm' } })).toBe(false);
+    expect(validate({ ...report, list: { ...report.list, kinds: [{ key: 'write' }] } })).toBe(false);
+    expect(
+      validate({
+        ...views.templatePrivate,
+        list: { ...views.templatePrivate.list, tree: { call: { method: 'POST', path: '/api/x' }, levels: ['className1'] } },
+      }),
+    ).toBe(false);
+    const { form: _form, ...formless } = views.templatePrivate;
+    expect(validate(formless)).toBe(true);
+  });
+});
+
+describe('every view', () => {
+  const modules = permissions.modules as Record<string, string[]>;
+  const granted = (view: View, p: string) => {
+    const at = p.lastIndexOf(':');
+    return at < 0 ? (modules[view.permission] ?? []).includes(p) : (modules[p.slice(0, at)] ?? []).includes(p.slice(at + 1));
+  };
+
+  test.each(Object.entries(views) as Array<[string, View]>)('%s: kinds name rights of its module, tree levels fields its query bar has', (_name, view) => {
+    const kinds = view.list.kinds ?? [];
+    expect(new Set(kinds.map((k) => k.key)).size).toBe(kinds.length);
+    expect(kinds.flatMap((k) => [k.permission].flat()).filter((p) => !granted(view, p))).toEqual([]);
+    if (view.list.tree?.rename) expect(granted(view, view.list.tree.rename.permission)).toBe(true);
+    const model = entityModel(view.entity);
+    expect((view.list.tree?.levels ?? []).filter((f) => !model.byName.has(f) || !(view.list.query ?? []).includes(f))).toEqual([]);
+  });
+});
+
+describe('texts', () => {
+  const withExtensions = Object.values(views) as View[];
+  const keys = [
+    'entity.tree.all',
+    'entity.tree.rename',
+    'entity.tree.name',
+    'entity.tree.renameDone',
+    ...withExtensions.flatMap((v) => (v.list.kinds ?? []).map((k) => kindTextKey(v, k.key))),
+    ...withExtensions.flatMap((v) =>
+      (v.rowActions ?? []).flatMap((a) => [
+        ...(a.input?.reason ? [rowActionTextKey(v, a, 'Reason')] : []),
+        ...(a.input?.choose ? [rowActionTextKey(v, a, 'Choose')] : []),
+      ]),
+    ),
+    ...withExtensions.flatMap((v) =>
+      (v.toolbarActions ?? []).flatMap((a) => (a.call ? [rowActionTextKey(v, a, 'Done'), ...(a.confirm ? [rowActionTextKey(v, a, 'Confirm')] : [])] : [])),
+    ),
+  ];
+
+  test('the list of keys covers the report views', () => {
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'entity.reportRow.kind.mine',
+        'entity.reportRow.action.rejectReason',
+        'entity.reportRow.action.assignChoose',
+        'entity.reportRow.action.batchUnlockDone',
+      ]),
+    );
+  });
+
+  test.each(['zh-CN', 'en-US', 'ru-RU'])('%s has them', (lang) => {
+    expect(keys.filter((k) => resources[lang][k] === undefined)).toEqual([]);
+  });
+});
