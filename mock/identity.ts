@@ -78,6 +78,13 @@ export const DEMO_ROLES: DemoRole[] = [
     dataScope: 'own',
     grants: { consult: ['view', 'join'], expert: ['view'], report: ['view', 'image', 'details'], image: ['view'] },
   },
+  {
+    key: 'clinician',
+    name: '临床医师',
+    explain: '查看报告，确认本科室的危急值',
+    dataScope: 'own',
+    grants: { registration: ['view', 'details'], image: ['view'], report: ['view', 'image', 'details', 'crisisAcknowledge'] },
+  },
 ];
 
 export interface DemoUser {
@@ -89,6 +96,8 @@ export interface DemoUser {
   title: -1 | 1 | 2 | 3 | 4;
   /** [org code, role key, department code] per hospital, the first is the default. */
   memberships: Array<[string, string, string?]>;
+  /** Common settings saved for the account (module → the fields that differ from config/defaults.json). */
+  commonSetting?: Record<string, Record<string, unknown>>;
 }
 
 export const DEMO_USERS: DemoUser[] = [
@@ -109,6 +118,18 @@ export const DEMO_USERS: DemoUser[] = [
       ['HOSP_A', 'radiologist', 'FSK'],
       ['CENTRAL', 'radiologist', 'FSK'],
     ],
+  },
+  // The requesting department's side of a critical value (mock/reports.ts DEMO_CRISIS_DEPARTMENT).
+  // Notices on, so the pop-up shows the critical value at login.
+  {
+    mobile: '13800000008',
+    username: 'clinica08',
+    name: '赵医生',
+    workNo: 'A0008',
+    sex: 2,
+    title: 2,
+    memberships: [['HOSP_A', 'clinician', 'NK']],
+    commonSetting: { examNotice: { noticeOpen: true } },
   },
 ];
 

@@ -56,13 +56,22 @@ const SENIOR = '13800000005';
 export const DEMO_UNWRITTEN_NEWEST = 30;
 
 /**
+ * The requesting department of the demo clinician (13800000008, mock/identity.ts): one
+ * of its approved reports always carries a critical value, so /crisisValue and the
+ * notice pop-up have something to show whatever the random spread gives.
+ */
+export const DEMO_CRISIS_DEPARTMENT = { hospital: 'HOSP_A', hisDeptName: '内科' };
+
+const critical = (diagnosis: string) => ({ recorder: '林主任', description: `${diagnosis}已电话通知临床。` });
+
+/**
  * The reports of examined exams given newest first (by hospital code and modality),
  * undefined where an exam has none. Sending upward happens only from the subordinate
  * hospitals; the newest DEMO_UNWRITTEN_NEWEST stay unwritten.
  */
-export function demoReports(exams: Array<{ hospital: string; modality: string }>, seed = 20260808): Array<DemoReport | undefined> {
+export function demoReports(exams: Array<{ hospital: string; modality: string; hisDeptName?: string | null }>, seed = 20260808): Array<DemoReport | undefined> {
   const rng = createRng(seed);
-  return exams.map((exam, rank) => {
+  const plans = exams.map((exam, rank): DemoReport | undefined => {
     const roll = rng.next();
     const positive = rng.next() < 0.3;
     const printed = rng.next() < 0.5 ? rng.int(1, 2) : 0;
@@ -79,7 +88,7 @@ export function demoReports(exams: Array<{ hospital: string; modality: string }>
       return { ...base, state: 3, reviewer: SENIOR, steps: [...submitted, { type: 'reviewReject', action: 'reviewReject', to: 3, reason: '诊断意见与所见不符，请补充描述。' }] };
     }
     if (roll < 0.8) {
-      const crisis = positive && rng.next() < 0.1 ? { recorder: '林主任', description: `${diagnosis}已电话通知临床。` } : undefined;
+      const crisis = positive && rng.next() < 0.1 ? critical(diagnosis) : undefined;
       return { ...base, state: 4, printed, crisis, reviewer: SENIOR, steps: [...submitted, { type: 'reviewPass', action: 'reviewPass', to: 4 }] };
     }
     if (roll < 0.84) return { ...base, state: 5, reviewer: SENIOR, steps: [...submitted, { type: 'reviewPass', action: 'reviewToRecheck', to: 5 }] };
@@ -109,6 +118,16 @@ export function demoReports(exams: Array<{ hospital: string; modality: string }>
     }
     return { ...base, state: 2, steps: submitted };
   });
+  // After the random spread (which it leaves as it is): the clinician's department gets its critical value.
+  const ofDepartment = (i: number) => exams[i].hospital === DEMO_CRISIS_DEPARTMENT.hospital && exams[i].hisDeptName === DEMO_CRISIS_DEPARTMENT.hisDeptName;
+  if (!plans.some((plan, i) => plan?.crisis && ofDepartment(i))) {
+    const i = plans.findIndex((plan, j) => plan?.state === 4 && ofDepartment(j));
+    if (i >= 0) {
+      const [see, diagnosis] = (TEXTS[exams[i].modality] ?? TEXTS.DX).positive;
+      plans[i] = { ...plans[i]!, see, diagnosis, positive: true, crisis: critical(diagnosis) };
+    }
+  }
+  return plans;
 }
 
 export interface DemoTemplate {

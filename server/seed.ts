@@ -12,6 +12,7 @@ import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDUL
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
 import { insertDemoReports } from './report/seed';
+import { saveUserSetting } from './routes/screenSettings';
 import { syntheticSeries } from '../mock/dicom';
 import type { Archive, IngestResult } from './pacs/archive';
 import { linkStudy } from './pacs/matching';
@@ -51,6 +52,7 @@ export async function seedDemo(locked: Db): Promise<boolean> {
           position,
         ]);
       }
+      for (const [module, value] of Object.entries(user.commonSetting ?? {})) await saveUserSetting(q, r.rows[0].id, module, value);
     }
     await insertDemoExams(q, new Date());
     await insertDemoReports(q);

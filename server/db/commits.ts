@@ -4,7 +4,7 @@
  * returned, never what was rolled back. For in-process caches of rows, which must
  * drop what a write changed before the writer's caller sees its reply.
  */
-import type { CommitObserver, Queryable } from './index';
+import type { CommitObserver, Queryable, QueryOptions } from './index';
 
 export class Commits {
   private readonly observers = new Set<CommitObserver>();
@@ -32,8 +32,8 @@ export class Commits {
   static recording(q: Queryable, into: string[] | undefined): Queryable {
     if (!into) return q;
     return {
-      async query<T>(sql: string, params?: unknown[]) {
-        const r = await q.query<T>(sql, params);
+      async query<T>(sql: string, params?: unknown[], options?: QueryOptions) {
+        const r = await q.query<T>(sql, params, options);
         into.push(sql);
         return r;
       },

@@ -11,8 +11,18 @@ export interface QueryResult<T> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * The text is one of a fixed few (values go in parameters, never into the text):
+   * PostgreSQL keeps it as a named prepared statement on each pooled connection, so
+   * it is parsed and planned there once, not on every call (a query that joins
+   * several tables can take longer to plan than to run). PGlite runs it as any other.
+   */
+  prepare?: boolean;
+}
+
 export interface Queryable {
-  query<T = Record<string, any>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, any>>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>>;
 }
 
 /** Told the SQL texts of what committed: one statement outside a transaction, or a whole transaction's. Must not throw. */

@@ -1,7 +1,8 @@
 /** PostgreSQL through `pg`'s pool: the production database. */
+import crypto from 'node:crypto';
 import { Client, Pool, types, type PoolClient } from 'pg';
 import { Commits } from './commits';
-import type { Db, Notifications, Queryable, QueryResult } from './index';
+import type { Db, Notifications, Queryable, QueryOptions, QueryResult } from './index';
 
 // int8 (counts, sums) as JS numbers: our ids and counts stay far below 2^53,
 // and PGlite returns numbers too, so both databases give the same shapes.
@@ -9,10 +10,30 @@ types.setTypeParser(20, (v) => Number(v));
 // numeric (prices) as numbers as well, for the same reason.
 types.setTypeParser(1700, (v) => Number(v));
 
+/**
+ * Statement names of the texts asked to be prepared (QueryOptions.prepare), from a hash
+ * of the text, so one name is never used for two texts. At most PREPARED_MAX texts: a
+ * text that varies by mistake would otherwise grow every connection's statements
+ * without end; past the limit the rest run unnamed (parsed and planned each time).
+ */
+const PREPARED_MAX = 200;
+const statementNames = new Map<string, string>();
+
+function statementName(sql: string): string | undefined {
+  let name = statementNames.get(sql);
+  if (!name && statementNames.size < PREPARED_MAX) {
+    name = `q_${crypto.createHash('sha1').update(sql).digest('base64url').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
+
 function wrap(client: Pool | PoolClient): Queryable {
   return {
-    async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
-      const r = await client.query(sql, params as any[]);
+    async query<T>(sql: string, params?: unknown[], options?: QueryOptions): Promise<QueryResult<T>> {
+      const name = options?.prepare ? statementName(sql) : undefined;
+      // pg parses a named statement once per connection and then only binds and executes it.
+      const r = name ? await client.query({ name, text: sql, values: params as any[] }) : await client.query(sql, params as any[]);
       return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
     },
   };
@@ -97,8 +118,8 @@ export async function openPostgres(url: string): Promise<Db> {
   };
   // Outside a transaction a statement commits by itself.
   const autocommit = (q: Queryable): Queryable['query'] =>
-    async function query<T>(sql: string, params?: unknown[]) {
-      const r = await q.query<T>(sql, params);
+    async function query<T>(sql: string, params?: unknown[], options?: QueryOptions) {
+      const r = await q.query<T>(sql, params, options);
       if (commits.active) commits.committed([sql]);
       return r;
     };

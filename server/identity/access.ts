@@ -42,7 +42,8 @@ export function allPermissions(): PermissionMap {
 
 interface RouteEntry {
   name: string;
-  permission?: string;
+  /** A module, or several any of which shows the route. */
+  permission?: string | string[];
 }
 
 const guardedRoutes: RouteEntry[] = [...routes.fullScreen, ...routes.layout];
@@ -50,5 +51,5 @@ const guardedRoutes: RouteEntry[] = [...routes.fullScreen, ...routes.layout];
 /** Route names of config/routes.json the permission map shows (menuList of user/info). */
 export function menuList(map: PermissionMap | undefined): string[] {
   if (!map || Object.keys(map).length === 0) return [];
-  return guardedRoutes.filter((r) => !r.permission || (map[r.permission]?.length ?? 0) > 0).map((r) => r.name);
+  return guardedRoutes.filter((r) => !r.permission || [r.permission].flat().some((m) => (map[m]?.length ?? 0) > 0)).map((r) => r.name);
 }

@@ -36,8 +36,11 @@ export const REPORT_SCOPE: ScopeTarget = {
 
 export const CONTENT_FIELDS = ['see', 'diagnosis', 'remark', 'positive', 'enableCrisisValue', 'crisisValue'] as const;
 
-/** The engine's view of one report: its exam's columns, the report's (or defaults while it has no row), the lock. */
-function reportSql(lock: boolean): string {
+/**
+ * The engine's view of one report: its exam's columns, the report's (or defaults while
+ * it has no row), the lock; `extra` adds select columns (the detail's exam header).
+ */
+function reportSql(lock: boolean, extra = ''): string {
   // Locking reads the report row itself (FOR UPDATE OF r cannot take the outer side of a join).
   const r = lock ? 'JOIN report r ON r.id = e.id' : 'LEFT JOIN report r ON r.id = e.id';
   return `SELECT e.id, e.hospital_id AS exam_hospital_id, o.name AS exam_hospital_name, e.exam_code, e.exam_state,
@@ -52,23 +55,39 @@ function reportSql(lock: boolean): string {
             l.holder_id AS lock_holder_id, l.holder_name AS lock_holder_name, l.expires_at AS lock_expires_at,
             coalesce(l.expires_at > now(), false) AS lock_live,
             coalesce((SELECT json_agg(json_build_object('userId', a.user_id, 'name', a.user_name) ORDER BY a.assigned_at, a.user_id)
-                        FROM report_assignee a WHERE a.report_id = e.id), '[]'::json) AS assignees
+                        FROM report_assignee a WHERE a.report_id = e.id), '[]'::json) AS assignees${extra ? `, ${extra}` : ''}
        FROM exam e JOIN org o ON o.id = e.hospital_id
        ${r}
        LEFT JOIN report_lock l ON l.report_id = e.id
        LEFT JOIN org so ON so.id = r.superior_hospital_id`;
 }
 
-/** The report of exam `id` within the caller's scope; REPORT004 when absent or out of scope (the two answer alike). */
-export async function loadReport(q: Queryable, id: number, me: AuthContext): Promise<ReportRow> {
+/**
+ * The report of exam `id` if the caller's scope holds it (`lock`: the stored row, locked
+ * for the transaction). Every action and page reads it: the statement is prepared (the
+ * joins cost more to plan than to run) unless the scope adds a role's own conditions,
+ * whose texts are not a fixed few.
+ */
+async function selectReport<R extends ReportRow>(q: Queryable, id: number, me: AuthContext, lock: boolean, extra?: string): Promise<R | undefined> {
   const params: unknown[] = [id];
-  const { rows } = await q.query<ReportRow>(`${reportSql(false)} WHERE e.id = $1 AND ${scopeSql(me.scope, REPORT_SCOPE, params)}`, params);
-  if (!rows[0]) throw new AppError('REPORT004');
+  const where = scopeSql(me.scope, REPORT_SCOPE, params);
+  const sql = `${reportSql(lock, extra)} WHERE e.id = $1 AND ${where}${lock ? ' FOR UPDATE OF r' : ''}`;
+  const { rows } = await q.query<R>(sql, params, { prepare: me.scope.conditionSets.length === 0 });
   return rows[0];
+}
+
+/** The report of exam `id` within the caller's scope; REPORT004 when absent or out of scope (the two answer alike). `extra`: see reportSql. */
+export async function loadReport<R extends ReportRow = ReportRow>(q: Queryable, id: number, me: AuthContext, extra?: string): Promise<R> {
+  const row = await selectReport<R>(q, id, me, false, extra);
+  if (!row) throw new AppError('REPORT004');
+  return row;
 }
 
 /** Inside a transaction: the report row, made on the exam's first action, locked for the rest of it. */
 async function lockReport(q: Queryable, id: number, me: AuthContext): Promise<ReportRow> {
+  // Nearly always the row exists: one statement finds, scopes and locks it.
+  const stored = await selectReport(q, id, me, true);
+  if (stored) return stored;
   const params: unknown[] = [id];
   const seen = (
     await q.query<{ stored: boolean }>(
@@ -77,16 +96,15 @@ async function lockReport(q: Queryable, id: number, me: AuthContext): Promise<Re
     )
   ).rows[0];
   if (!seen) throw new AppError('REPORT004');
-  if (!seen.stored) {
-    // The exam's columns are where a report without a row keeps its state (tests and older data may have set them).
-    await q.query(
-      `INSERT INTO report (id, report_state, sent_to_superior) SELECT id, report_state, sent_to_superior FROM exam WHERE id = $1
-       ON CONFLICT (id) DO NOTHING`,
-      [id],
-    );
-  }
-  const { rows } = await q.query<ReportRow>(`${reportSql(true)} WHERE e.id = $1 FOR UPDATE OF r`, [id]);
-  return rows[0];
+  // The exam's columns are where a report without a row keeps its state (tests and older data may have set them).
+  await q.query(
+    `INSERT INTO report (id, report_state, sent_to_superior) SELECT id, report_state, sent_to_superior FROM exam WHERE id = $1
+     ON CONFLICT (id) DO NOTHING`,
+    [id],
+  );
+  const made = await selectReport(q, id, me, true);
+  if (!made) throw new AppError('REPORT004');
+  return made;
 }
 
 export type Mode = 'own' | 'remote';
@@ -185,15 +203,54 @@ function applyContent(ctx: ActionContext, content: ReportContent): void {
 
 const COLUMN = /^[a-z_][a-z0-9_]*$/;
 
-async function writeLog(q: Queryable, ctx: ActionContext, type: string, name: string, from: number, to: number, detail: Record<string, unknown>) {
-  await q.query('INSERT INTO exam_log (exam_id, hospital_id, action, user_id, user_name, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
-    ctx.report.id,
-    ctx.report.exam_hospital_id,
-    type,
-    ctx.me.userId,
-    ctx.me.name,
-    JSON.stringify({ examCode: ctx.report.exam_code, reportAction: name, reportFrom: from, reportTo: to, hospitalName: ctx.me.hospitalName, ...detail }),
-  ]);
+/** An operation-log entry of the action (exam_log): its type and the detail beyond who, when, the action and the states. */
+interface LogEntry {
+  type: string;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * Everything the action writes that needs nothing written before it, as one statement
+ * (one round trip): the report's columns, the exam's two copies of them (from the
+ * updated row: a statement's parts see the rows as they were before it), the lock
+ * taken or released, the log entries (in order).
+ */
+async function writeAction(q: Queryable, ctx: ActionContext, action: Action, name: string, from: number, to: number, logs: LogEntry[]): Promise<void> {
+  const { report, me } = ctx;
+  const params: unknown[] = [report.id];
+  const value = (v: unknown) => `$${params.push(v)}`;
+  const parts: string[] = [];
+  const columns = Object.keys(ctx.set);
+  if (columns.length) {
+    if (!columns.every((c) => COLUMN.test(c))) throw new Error(`bad column in ${columns.join(',')}`);
+    parts.push(
+      `updated AS (UPDATE report SET ${columns.map((c) => `${c} = ${value(ctx.set[c])}`).join(', ')} WHERE id = $1 RETURNING id, report_state, sent_to_superior)`,
+      // The exam list and the image rules read these two columns on the exam: always equal to the report's.
+      `copied AS (UPDATE exam e SET report_state = u.report_state, sent_to_superior = u.sent_to_superior FROM updated u
+                   WHERE e.id = u.id AND (e.report_state <> u.report_state OR e.sent_to_superior <> u.sent_to_superior))`,
+    );
+  }
+  if (action.lock === 'take') {
+    parts.push(`locked AS (INSERT INTO report_lock (report_id, holder_id, holder_name, expires_at)
+       VALUES ($1, ${value(me.userId)}, ${value(me.name)}, now() + make_interval(secs => ${value(WORKFLOW.lockSeconds)}))
+       ON CONFLICT (report_id) DO UPDATE SET holder_id = excluded.holder_id, holder_name = excluded.holder_name, expires_at = excluded.expires_at,
+         taken_at = CASE WHEN report_lock.holder_id = excluded.holder_id THEN report_lock.taken_at ELSE now() END)`);
+  } else if (action.lock === 'release') {
+    // The guards have made sure the lock is the caller's, lapsed, or (unlock) someone's the caller may undo.
+    parts.push('unlocked AS (DELETE FROM report_lock WHERE report_id = $1)');
+  }
+  if (logs.length) {
+    const who = `$1, ${value(report.exam_hospital_id)}`;
+    const by = `${value(me.userId)}, ${value(me.name)}`;
+    const rows = logs.map(
+      ({ type, detail }) =>
+        `(${who}, ${value(type)}, ${by}, ${value(
+          JSON.stringify({ examCode: report.exam_code, reportAction: name, reportFrom: from, reportTo: to, hospitalName: me.hospitalName, ...detail }),
+        )}::jsonb)`,
+    );
+    parts.push(`logged AS (INSERT INTO exam_log (exam_id, hospital_id, action, user_id, user_name, detail) VALUES ${rows.join(', ')})`);
+  }
+  if (parts.length) await q.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
 }
 
 export interface PerformResult {
@@ -211,16 +268,17 @@ export async function perform(db: Db, me: AuthContext, id: number, name: string,
   return db.tx(async (q) => {
     const report = await lockReport(q, id, me);
     if (requestKey) {
-      const fresh = await q.query(
-        'INSERT INTO report_request (user_id, request_key, report_id, action) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1',
+      // Keys only guard against repeats within a working day; old ones go a few at a time (in the same statement),
+      // skipping rows another call is deleting.
+      const fresh = await q.query<{ fresh: boolean }>(
+        `WITH kept AS (INSERT INTO report_request (user_id, request_key, report_id, action) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1),
+              pruned AS (DELETE FROM report_request WHERE (user_id, request_key) IN (
+                SELECT user_id, request_key FROM report_request WHERE created_at < now() - interval '1 day' LIMIT 100 FOR UPDATE SKIP LOCKED))
+         SELECT EXISTS (SELECT 1 FROM kept) AS fresh`,
         [me.userId, requestKey, id, name],
+        { prepare: true },
       );
-      if (!fresh.rowCount) return { replayed: true };
-      // Keys only guard against repeats within a working day; old ones go a few at a time, skipping rows another call is deleting.
-      await q.query(
-        `DELETE FROM report_request WHERE (user_id, request_key) IN (
-           SELECT user_id, request_key FROM report_request WHERE created_at < now() - interval '1 day' LIMIT 100 FOR UPDATE SKIP LOCKED)`,
-      );
+      if (!fresh.rows[0].fresh) return { replayed: true };
     }
     if (!permitted(action, report, me)) throw new AppError('UAA103');
     if (!(WORKFLOW.examStates as number[]).includes(report.exam_state)) throw new AppError(WORKFLOW.examStateError);
@@ -258,37 +316,16 @@ export async function perform(db: Db, me: AuthContext, id: number, name: string,
         updated_at: ctx.now,
       });
     }
-    const columns = Object.keys(ctx.set);
-    if (columns.length) {
-      if (!columns.every((c) => COLUMN.test(c))) throw new Error(`bad column in ${columns.join(',')}`);
-      await q.query(`UPDATE report SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`, [id, ...Object.values(ctx.set)]);
-      // The exam list and the image rules read these two columns on the exam: always equal to the report's.
-      await q.query(
-        `UPDATE exam e SET report_state = r.report_state, sent_to_superior = r.sent_to_superior FROM report r
-          WHERE e.id = $1 AND r.id = e.id AND (e.report_state <> r.report_state OR e.sent_to_superior <> r.sent_to_superior)`,
-        [id],
-      );
-    }
-    for (const work of ctx.after) await work();
-
-    if (action.lock === 'take') {
-      await q.query(
-        `INSERT INTO report_lock (report_id, holder_id, holder_name, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))
-         ON CONFLICT (report_id) DO UPDATE SET holder_id = excluded.holder_id, holder_name = excluded.holder_name, expires_at = excluded.expires_at,
-           taken_at = CASE WHEN report_lock.holder_id = excluded.holder_id THEN report_lock.taken_at ELSE now() END`,
-        [id, me.userId, me.name, WORKFLOW.lockSeconds],
-      );
-    } else if (action.lock === 'release') {
-      // The guards have made sure the lock is the caller's, lapsed, or (unlock) someone's the caller may undo.
-      await q.query('DELETE FROM report_lock WHERE report_id = $1', [id]);
-    }
-
     const { criticalValue, ...detail } = ctx.log;
+    const logs: LogEntry[] = [];
     if (action.log) {
       if (action.log === 'unlock') detail.lockedBy = report.lock_holder_name;
-      await writeLog(q, ctx, action.log, name, from, to, detail);
+      logs.push({ type: action.log, detail });
     }
-    if (criticalValue) await writeLog(q, ctx, 'criticalValue', name, from, to, { content: criticalValue });
+    if (criticalValue) logs.push({ type: 'criticalValue', detail: { content: criticalValue } });
+    await writeAction(q, ctx, action, name, from, to, logs);
+    // Rows of other tables that read the report as just written (critical-value notice, assignees).
+    for (const work of ctx.after) await work();
     return { replayed: false };
   });
 }

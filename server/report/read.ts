@@ -3,14 +3,15 @@
  * (with its exam's header and the actions the caller may take), the work lists
  * (to write, to review, to print, mine, all) over the exam list's rows, and an
  * exam's operation record as entities/reportOperationLog.json. Reads only: exam,
- * org, report, report_lock, report_assignee, exam_log.
+ * org, report, report_lock, report_assignee, exam_log, app_meta (grade safety).
  */
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import type { ListSpec } from '../lib/list';
 import { dropNulls } from '../lib/resource';
 import reportOperationType from '../../schemas/codes/reportOperationType.json';
-import { allowedActions, modeOf, REPORT_SCOPE, type ReportRow } from './engine';
+import { GRADE_SAFETY_ON_SQL } from '../routes/gradeSafety';
+import { allowedActions, loadReport, modeOf, REPORT_SCOPE, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
 
 /** The report of `row` as the API sends it (entities/report.json fields), with what the caller may do. */
@@ -59,17 +60,42 @@ export function reportView(row: ReportRow, me: AuthContext): Record<string, unkn
   });
 }
 
-/** The exam's header on the report page (the applicant form reads the exam's own detail call). */
-export async function examHeader(q: Queryable, id: number): Promise<Record<string, unknown>> {
-  const { rows } = await q.query<Record<string, unknown>>(
-    `SELECT e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode", e.patient_id AS "patientId",
-            e.his_patient_name AS "hisPatientName", e.sex, e.age, e.age_unit AS "ageUnit", e.patient_source AS "patientSource",
-            e.modality, e.device_name AS "deviceName", e.item_names AS "itemNames", e.exam_time AS "examTime", e.exam_state AS "examState",
-            e.study_uid AS "studyUID", e.image_status AS "imageStatus", e.his_dept_name AS "hisDeptName", e.clinical_diagnosis AS "clinicalDiagnosis"
-       FROM exam e JOIN org o ON o.id = e.hospital_id WHERE e.id = $1`,
-    [id],
-  );
-  return dropNulls(rows[0] ?? {});
+/** The exam's header on the report page (the applicant form reads the exam's own detail call): field → column. */
+const HEADER: Record<string, string> = {
+  id: 'e.id',
+  hospitalId: 'e.hospital_id',
+  hospitalName: 'o.name',
+  examCode: 'e.exam_code',
+  patientId: 'e.patient_id',
+  hisPatientName: 'e.his_patient_name',
+  sex: 'e.sex',
+  age: 'e.age',
+  ageUnit: 'e.age_unit',
+  patientSource: 'e.patient_source',
+  modality: 'e.modality',
+  deviceName: 'e.device_name',
+  itemNames: 'e.item_names',
+  examTime: 'e.exam_time',
+  examState: 'e.exam_state',
+  studyUID: 'e.study_uid',
+  imageStatus: 'e.image_status',
+  hisDeptName: 'e.his_dept_name',
+  clinicalDiagnosis: 'e.clinical_diagnosis',
+};
+
+// Read with the report in one statement, with the grade-safety setting that masks it.
+const DETAIL_EXTRA = [...Object.entries(HEADER).map(([field, column]) => `${column} AS "header.${field}"`), `${GRADE_SAFETY_ON_SQL} AS grade_safety`].join(', ');
+
+/** What the report page opens with: the report, its exam's header, whether patient identifiers are masked (one round trip). */
+export async function loadDetail(q: Queryable, id: number, me: AuthContext): Promise<{ row: ReportRow; header: Record<string, unknown>; gradeSafety: boolean }> {
+  const all = await loadReport<ReportRow & Record<string, unknown>>(q, id, me, DETAIL_EXTRA);
+  const row: Record<string, unknown> = {};
+  const header: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(all)) {
+    if (key.startsWith('header.')) header[key.slice('header.'.length)] = value;
+    else if (key !== 'grade_safety') row[key] = value;
+  }
+  return { row: row as unknown as ReportRow, header: dropNulls(header), gradeSafety: all.grade_safety === true };
 }
 
 export const LIST_FROM = `exam e JOIN org o ON o.id = e.hospital_id

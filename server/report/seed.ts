@@ -2,7 +2,8 @@
  * Demo reports and templates (mock/reports.ts) for the demo seed, inside its
  * transaction: a report row for examined demo exams in a spread of workflow states,
  * the same state copied to exam.report_state / exam.sent_to_superior (as the engine
- * keeps them), the operation-record entries that led there, and the demo templates.
+ * keeps them), the operation-record entries that led there, the critical-value
+ * notices of the reports that carry one, and the demo templates.
  * Bulk statements, so the first start stays fast.
  */
 import type { Queryable } from '../db';
@@ -24,12 +25,12 @@ async function insertRows(q: Queryable, table: string, rows: Array<Record<string
 export async function insertDemoReports(q: Queryable): Promise<void> {
   const orgs = new Map((await q.query<{ code: string; id: number; name: string }>('SELECT code, id, name FROM org')).rows.map((r) => [r.code, r]));
   const users = new Map((await q.query<{ mobile: string; id: number; name: string }>('SELECT mobile, id, name FROM app_user')).rows.map((r) => [r.mobile, r]));
-  const { rows: exams } = await q.query<{ id: number; hospital_id: number; hospital: string; exam_code: string; modality: string; exam_time: Date }>(
-    `SELECT e.id, e.hospital_id, o.code AS hospital, e.exam_code, e.modality, e.exam_time
+  const { rows: exams } = await q.query<{ id: number; hospital_id: number; hospital: string; exam_code: string; modality: string; his_dept_name: string | null; exam_time: Date }>(
+    `SELECT e.id, e.hospital_id, o.code AS hospital, e.exam_code, e.modality, e.his_dept_name, e.exam_time
        FROM exam e JOIN org o ON o.id = e.hospital_id
       WHERE e.exam_state = 2 AND NOT e.hidden ORDER BY e.exam_time DESC, e.id DESC`,
   );
-  const plans = demoReports(exams.map((e) => ({ hospital: e.hospital, modality: e.modality ?? 'DX' })));
+  const plans = demoReports(exams.map((e) => ({ hospital: e.hospital, modality: e.modality ?? 'DX', hisDeptName: e.his_dept_name })));
   const central = orgs.get('CENTRAL')!;
   const reports: Array<Record<string, unknown>> = [];
   const logs: Array<Record<string, unknown>> = [];
@@ -57,6 +58,19 @@ export async function insertDemoReports(q: Queryable): Promise<void> {
       from = step.to;
     });
     const last = plan.steps.length - 1;
+    if (plan.crisis) {
+      // Recorded with the last step, as the engine logs a critical value with the action that reported it.
+      const step = plan.steps[last];
+      logs.push({
+        exam_id: exam.id,
+        hospital_id: exam.hospital_id,
+        action: 'criticalValue',
+        user_id: actors[last].id,
+        user_name: actors[last].name,
+        created_at: at(last),
+        detail: JSON.stringify({ examCode: exam.exam_code, reportAction: step.action, reportFrom: plan.steps[last - 1]?.to ?? -1, reportTo: step.to, hospitalName: hospital.name, content: plan.crisis.description }),
+      });
+    }
     const submittedAt = plan.steps.findIndex((s) => s.type === 'submit' || s.type === 'submitSuperiorAudit');
     const reviewedAt = plan.steps.findIndex((s) => s.type === 'reviewPass' || s.type === 'reviewReject');
     reports.push({
@@ -94,6 +108,15 @@ export async function insertDemoReports(q: Queryable): Promise<void> {
   await insertRows(q, 'exam_log', logs);
   // The exam keeps the copies the exam list and the image rules read.
   await q.query('UPDATE exam e SET report_state = r.report_state, sent_to_superior = r.sent_to_superior FROM report r WHERE r.id = e.id');
+  // Each critical value waits for its requesting department, as migration 0013 made the notices of the reports before it.
+  await q.query(
+    `INSERT INTO report_crisis (report_id, hospital_id, department_id, department_name, description, recorder, record_time, reported_by, reported_by_name, reported_at)
+     SELECT r.id, e.hospital_id, d.id, e.his_dept_name, r.crisis_description, r.crisis_recorder, r.crisis_record_time, r.last_operator_id,
+            coalesce(r.last_operator_name, ''), coalesce(r.crisis_record_time, r.updated_at)
+       FROM report r JOIN exam e ON e.id = r.id
+       LEFT JOIN department d ON d.hospital_id = e.hospital_id AND d.name = e.his_dept_name
+      WHERE r.crisis AND r.crisis_description IS NOT NULL`,
+  );
 
   const templates: Array<Record<string, unknown>> = [];
   for (const org of orgs.values()) {

@@ -29,9 +29,9 @@ import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, t
 import { qualifiedDoctors, superiorChoices } from '../report/guards';
 import { crisisCount } from '../report/crisis';
 import { noticeCounts } from '../report/notice';
-import { examHeader, LIST_RIGHTS, listSpec, operationRecord, reportView, type ListKind, type Model } from '../report/read';
+import { LIST_RIGHTS, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
-import { rowMasker } from './gradeSafety';
+import { masker, rowMasker } from './gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';
@@ -56,10 +56,9 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   await fastify.register(reportPrintRoutes);
 
   const detail = async (id: number, me: AuthContext) => {
-    const row = await loadReport(fastify.db, id, me);
+    const { row, header, gradeSafety } = await loadDetail(fastify.db, id, me);
     assertSees(row, me, 'view');
-    const mask = await rowMasker(fastify.db, me);
-    return { ...reportView(row, me), exam: mask(await examHeader(fastify.db, id)) };
+    return { ...reportView(row, me), exam: masker(me, gradeSafety)(header) };
   };
 
   fastify.get(

@@ -12,7 +12,7 @@ import type { Template } from '../types/generated/entities/template';
 
 export const REPORT_API = '/api/report/v1';
 
-/** The exam header detail carries (server/report/read.ts examHeader). */
+/** The exam header detail carries (server/report/read.ts HEADER). */
 export interface ExamHeader {
   id: number;
   hospitalId?: number;

@@ -15,8 +15,8 @@ export interface RouteEntry {
   hideInMenu?: boolean;
   /** A page under src/pages; absent means the shared "not yet available" page. */
   component?: string;
-  /** Module key (config/permissions.json) whose rights show the route; absent: any logged-in user. */
-  permission?: string;
+  /** Module key (config/permissions.json) whose rights show the route, or several any of which does; absent: any logged-in user. */
+  permission?: string | string[];
 }
 
 export interface MenuGroup {

@@ -14,7 +14,7 @@
  * - a new description makes a new notice and withdraws the open one; turning the
  *   critical value off withdraws it; the list's acknowledged filter
  * - the notice answer keeps its four counts and adds `crisis` (0 without the right and
- *   for the remote model)
+ *   for the remote model); the demo clinician (13800000008) has a seeded one waiting
  * - the exam-upload notification setting: saved per module, positive integers only
  *   (UAA421 naming the field), other common settings untouched
  */
@@ -156,6 +156,8 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
 
   test('the requesting department lists, counts and acknowledges it once; others cannot', async () => {
     const id = await examined('HOSP_A', '内科');
+    // The demo's own notices count too (those of departments hospital A does not have are everyone's there).
+    const surgeryBefore = await crisisCount(surgeryA);
     expect((await save(docA, id, { version: 0, ...critical('大面积肺栓塞') })).body.status).toBe('0');
 
     const mine = (await list(internalA)).find((r) => r.examId === id);
@@ -166,7 +168,7 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
     // Hospital A's surgery sees it in its scope but it is not theirs to acknowledge, nor counted.
     const other = (await list(surgeryA)).find((r) => r.examId === id);
     expect(other).toMatchObject({ forMe: false });
-    expect(await crisisCount(surgeryA)).toBe(0);
+    expect(await crisisCount(surgeryA)).toBe(surgeryBefore);
     expect((await call('POST', `${R}/crisisValue/acknowledge/${mine!.id}`, surgeryA)).body.status).toBe('REPORT007');
 
     // Another hospital's user sees nothing of it.
@@ -208,6 +210,21 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
     expect((await save(docA, unknown, { version: 0, ...critical('急性心梗') })).body.status).toBe('0');
     expect(await notices(unknown)).toEqual([{ description: '急性心梗', department: null, open: true, withdrawn: false }]);
     expect((await list(surgeryA)).find((r) => r.examId === unknown)).toMatchObject({ forMe: true, hisDeptName: '未知科室' });
+  });
+
+  test("the demo seed: the clinician of hospital A's 内科 (13800000008) has a critical value waiting", async () => {
+    const clinic = await login(p.app, '13800000008');
+    expect(await crisisCount(clinic)).toBeGreaterThan(0);
+    // The tests above leave no open 内科 notice: this one is the seed's.
+    const seeded = (await list(clinic)).find((r) => r.hisDeptName === '内科' && r.forMe === true && r.acknowledged === false);
+    expect(seeded).toBeDefined();
+    // The operation record says it was reported.
+    const logs = await call('GET', `${R}/report/logs/${seeded!.examId}`, docA);
+    expect(logs.body.data.list.map((e: { type: string }) => e.type)).toContain('criticalValue');
+    // Notices are on for the account, so the pop-up shows it at login; the rest are the defaults.
+    const info = await call('GET', '/api/uaa/v1/user/info', clinic);
+    expect(info.body.data.setting.examNotice).toMatchObject({ noticeOpen: true, modelList: ['report'] });
+    expect(info.body.data.menuList).toEqual(expect.arrayContaining(['crisisValue', 'reportDetail']));
   });
 
   test('the notice answer keeps its four counts and adds crisis', async () => {

@@ -92,5 +92,9 @@ describe('permissions', () => {
     expect(menus).toEqual(expect.arrayContaining(['dashboard', 'report', 'reportDetail', 'examination', 'errorLog']));
     expect(menus).not.toContain('user');
     expect(menuList({})).toEqual([]);
+    // The report page opens from the remote centre's list too (the server decides which report).
+    const remoteOnly = menuList(normalizePermissions({ remote: ['view', 'write'] }));
+    expect(remoteOnly).toContain('reportDetail');
+    expect(remoteOnly).not.toContain('report');
   });
 });
