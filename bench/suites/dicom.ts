@@ -7,9 +7,19 @@
  *    platform process (`npm start`'s way, its own DATA_DIR: PGlite; and a fresh
  *    PostgreSQL database too when BENCH_DATABASE_URL is set) and into a fresh Orthanc,
  *    each round: instances per second, ratio platform/Orthanc (goal >= 1.0).
+ *    Each platform configuration is compared with Orthanc at the same durability of
+ *    the stored files: PGlite (FILE_SYNC off, `npm start`'s default: files survive the
+ *    process being killed, not a power cut) with Orthanc's "SyncStorageArea": false;
+ *    PGlite with FILE_SYNC on and PostgreSQL (FILE_SYNC on by default) with Orthanc's
+ *    default (true: each file fsynced). Neither Orthanc's SQLite index (WAL, not synced
+ *    per transaction) nor PGlite is flushed per instance; PostgreSQL flushes its WAL at
+ *    each commit (synchronous_commit on), which Orthanc's index does not.
+ *    One more row puts each side as installed against the other: `npm start`'s
+ *    defaults (PGlite, FILE_SYNC off) and Orthanc's (SyncStorageArea on): the issue's figure.
  * 2. QIDO-RS study search with 10,000 studies indexed (1-instance studies sent by
- *    `storescu` to both, the time that takes reported as well): a name-prefix + date-range
- *    search (limit 20) and a patient-id search, requests per second (autocannon).
+ *    `storescu` to each, the time that takes reported as well, against the Orthanc of
+ *    the same durability): a name-prefix + date-range search (limit 20) and a
+ *    patient-id search, requests per second (autocannon), against Orthanc's default.
  * 3. WADO-RS retrieval of the 300-instance series (multipart/related;
  *    type="application/dicom"), read whole: MB/s (10^6 bytes).
  * Without /usr/sbin/Orthanc the Orthanc side is skipped with a message and the
@@ -70,6 +80,12 @@ interface Target {
 interface TargetKind {
   label: string;
   start(): Promise<Target>;
+  orthanc?: boolean;
+  /** The Orthanc kind (label) of the same durability this one is compared with. */
+  reference?: string;
+  /** Kept up after the ingest rounds for the 1-instance studies (and, with `reads`, QIDO-RS and WADO-RS). */
+  live?: boolean;
+  reads?: boolean;
 }
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -110,13 +126,17 @@ async function waitForEcho(target: Target, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-function platformKind(label: string, adminUrl?: string): TargetKind {
+function platformKind(label: string, options: { adminUrl?: string; fileSync: boolean; reference?: string; live?: boolean }): TargetKind {
+  const { adminUrl } = options;
   return {
     label,
+    reference: options.reference,
+    live: options.live,
+    reads: options.live,
     async start() {
       let dbName: string | undefined;
       let admin: Client | undefined;
-      const env: Record<string, string> = { LOG_LEVEL: 'warn', SKIP_UI_BUILD: 'true', DICOM_PORT: String(await freePort()) };
+      const env: Record<string, string> = { LOG_LEVEL: 'warn', SKIP_UI_BUILD: 'true', DICOM_PORT: String(await freePort()), FILE_SYNC: options.fileSync ? 'on' : 'off' };
       if (adminUrl) {
         dbName = `rcloud_bench_dicom_${crypto.randomBytes(5).toString('hex')}`;
         admin = new Client({ connectionString: adminUrl });
@@ -161,8 +181,16 @@ function platformKind(label: string, adminUrl?: string): TargetKind {
   };
 }
 
-const orthancKind: TargetKind = {
-  label: 'Orthanc',
+/** Orthanc with each stored file fsynced (its default) or not. */
+const ORTHANC_SYNC = 'Orthanc (SyncStorageArea on, its default)';
+const ORTHANC_NO_SYNC = 'Orthanc (SyncStorageArea off)';
+
+const orthancKind = (sync: boolean): TargetKind => ({
+  label: sync ? ORTHANC_SYNC : ORTHANC_NO_SYNC,
+  orthanc: true,
+  live: true,
+  // Reads do not depend on how writes were synced: QIDO-RS and WADO-RS against the default.
+  reads: sync,
   async start() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-bench-orthanc-'));
     const httpPort = await freePort();
@@ -181,6 +209,7 @@ const orthancKind: TargetKind = {
       DicomPort: dicomPort,
       DicomCheckCalledAet: false,
       SaveJobs: false,
+      SyncStorageArea: sync,
       Plugins: [DICOMWEB_PLUGIN],
       DicomWeb: { Enable: true, Root: '/dicom-web/' },
     };
@@ -212,11 +241,11 @@ const orthancKind: TargetKind = {
       }
       await new Promise((r) => setTimeout(r, 50));
     }
-    const target: Target = { label: 'Orthanc', ae: 'ORTHANC', dicomPort, http, headers: {}, stop };
+    const target: Target = { label: sync ? ORTHANC_SYNC : ORTHANC_NO_SYNC, ae: 'ORTHANC', dicomPort, http, headers: {}, stop };
     await waitForEcho(target);
     return target;
   },
-};
+});
 
 /** GET with node:http, reading the body whole: status, bytes and milliseconds. */
 function getAll(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; ms: number; head: Buffer }> {
@@ -303,12 +332,15 @@ export async function run(ctx: BenchContext) {
       return;
     }
   }
-  const kinds: TargetKind[] = [platformKind('platform (PGlite)')];
+  const kinds: TargetKind[] = [
+    platformKind('platform (PGlite, FILE_SYNC off)', { fileSync: false, reference: ORTHANC_NO_SYNC, live: true }),
+    platformKind('platform (PGlite, FILE_SYNC on)', { fileSync: true, reference: ORTHANC_SYNC }),
+  ];
   const adminUrl = process.env.BENCH_DATABASE_URL;
-  if (adminUrl) kinds.push(platformKind('platform (PostgreSQL)', adminUrl));
+  if (adminUrl) kinds.push(platformKind('platform (PostgreSQL, FILE_SYNC on)', { adminUrl, fileSync: true, reference: ORTHANC_SYNC, live: true }));
   else console.log('platform on PostgreSQL not measured: set BENCH_DATABASE_URL to a server where the suite may create a database');
   const orthanc = fs.existsSync(ORTHANC) && fs.existsSync(DICOMWEB_PLUGIN);
-  if (orthanc) kinds.push(orthancKind);
+  if (orthanc) kinds.push(orthancKind(false), orthancKind(true));
   else console.log(`Orthanc-side figures skipped: ${ORTHANC} or ${DICOMWEB_PLUGIN} missing (apt-get install -y orthanc orthanc-dicomweb); the platform's figures print without a reference`);
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-bench-dicom-'));
@@ -335,19 +367,28 @@ export async function run(ctx: BenchContext) {
           }
           rates.get(kind.label)!.push(sent.ok / (sent.ms / 1000));
         } finally {
-          if (last) live.push(target);
+          if (last && kind.live) live.push(target);
           else await target.stop();
         }
       }
     }
     const ingestLabel = `C-STORE ingest of ${SERIES_INSTANCES} CT 512x512 16-bit (storescu, 1 association) instances/s`;
-    const ref = orthanc ? median(rates.get('Orthanc')!) : undefined;
+    const version = orthanc ? orthancVersion() : '';
     for (const kind of kinds) {
       const value = median(rates.get(kind.label)!);
-      if (kind === orthancKind) continue;
-      ctx.report({ bench: `${ingestLabel}, ${kind.label}`, value: round(value), ...(ref ? { reference: round(ref), ratio: round(value / ref, 2), goal: '>= 1.0' } : {}), failures: failures.get(kind.label)! });
+      if (kind.orthanc) {
+        ctx.report({ bench: `${ingestLabel}, ${kind.label.replace('Orthanc', `Orthanc ${version}`)} (reference)`, value: round(value), failures: failures.get(kind.label)! });
+        continue;
+      }
+      const ref = kind.reference && rates.has(kind.reference) ? median(rates.get(kind.reference)!) : undefined;
+      ctx.report({ bench: `${ingestLabel}, ${kind.label}`, value: round(value), ...(ref ? { reference: round(ref), vs: kind.reference!, ratio: round(value / ref, 2), goal: '>= 1.0' } : {}), failures: failures.get(kind.label)! });
+      // The issue's figure: each as installed, `npm start`'s defaults (PGlite, FILE_SYNC off) against Orthanc's.
+      const installed = rates.get(ORTHANC_SYNC);
+      if (kind === kinds[0] && installed && kind.reference !== ORTHANC_SYNC) {
+        const def = median(installed);
+        ctx.report({ bench: `${ingestLabel}, platform and Orthanc with their defaults`, value: round(value), reference: round(def), vs: ORTHANC_SYNC, ratio: round(value / def, 2), goal: '>= 1.0' });
+      }
     }
-    if (ref) ctx.report({ bench: `${ingestLabel}, Orthanc ${orthancVersion()} (reference)`, value: round(ref), failures: failures.get('Orthanc')! });
 
     // 2. QIDO-RS with the small studies indexed, sent by storescu to each (timed too).
     const smallRates = new Map<string, number>();
@@ -359,14 +400,21 @@ export async function run(ctx: BenchContext) {
       failures.set(target.label, STUDIES - sent.ok);
       if (sent.ok !== STUDIES) console.log(`${target.label}: ${sent.ok} of ${STUDIES} small studies stored:\n${sent.output}`);
     }
-    const orthancLive = live.find((t) => t.label === 'Orthanc');
-    const smallRef = orthancLive && smallRates.get('Orthanc');
+    const kindOf = (target: Target) => kinds.find((k) => k.label === target.label)!;
     for (const target of live) {
-      if (target === orthancLive) continue;
       const v = smallRates.get(target.label)!;
-      ctx.report({ bench: `C-STORE of ${STUDIES} 1-instance studies (16x16, storescu, 1 association) instances/s, ${target.label}`, value: round(v), ...(smallRef ? { reference: round(smallRef), ratio: round(v / smallRef, 2) } : {}), failures: failures.get(target.label)! });
+      const kind = kindOf(target);
+      if (kind.orthanc) {
+        ctx.report({ bench: `C-STORE of ${STUDIES} 1-instance studies instances/s, ${target.label} (reference)`, value: round(v), failures: failures.get(target.label)! });
+        continue;
+      }
+      const smallRef = kind.reference ? smallRates.get(kind.reference) : undefined;
+      ctx.report({ bench: `C-STORE of ${STUDIES} 1-instance studies (16x16, storescu, 1 association) instances/s, ${target.label}`, value: round(v), ...(smallRef ? { reference: round(smallRef), vs: kind.reference!, ratio: round(v / smallRef, 2) } : {}), failures: failures.get(target.label)! });
     }
-    if (smallRef) ctx.report({ bench: `C-STORE of ${STUDIES} 1-instance studies instances/s, Orthanc (reference)`, value: round(smallRef), failures: failures.get('Orthanc')! });
+    // QIDO-RS and WADO-RS: the platform's configurations kept up, against Orthanc's default.
+    const readers = live.filter((t) => kindOf(t).reads);
+    const orthancLive = readers.find((t) => kindOf(t).orthanc);
+    const refLabel = orthancLive?.label ?? '';
 
     const queries = [
       { what: `name prefix + 90-day StudyDate range, limit 20`, url: `/dicom-web/studies?PatientName=Zhang*&StudyDate=${da(90)}-${da(179)}&limit=20` },
@@ -374,7 +422,7 @@ export async function run(ctx: BenchContext) {
     ];
     // Who answers QIDO-RS at all (a side without DICOMweb is reported, not measured).
     const qido: Target[] = [];
-    for (const target of live) {
+    for (const target of readers) {
       const probe = await getJson(target, queries[0].url);
       if (probe.status !== 200) {
         console.log(`${target.label}: QIDO-RS not measured: GET ${queries[0].url} answered ${probe.status} ${String(typeof probe.body === 'string' ? probe.body : JSON.stringify(probe.body)).slice(0, 200)}`);
@@ -406,7 +454,7 @@ export async function run(ctx: BenchContext) {
           bad.set(target.label, bad.get(target.label)! + res.errors + res.non2xx);
         }
       }
-      const qRef = orthancLive && qido.includes(orthancLive) ? median(rps.get('Orthanc')!) : undefined;
+      const qRef = orthancLive && qido.includes(orthancLive) ? median(rps.get(refLabel)!) : undefined;
       for (const target of qido) {
         if (target === orthancLive) continue;
         const v = median(rps.get(target.label)!);
@@ -419,13 +467,13 @@ export async function run(ctx: BenchContext) {
           matches: matches.get(`${target.label}|${qi}`)!,
         });
       }
-      if (qRef) ctx.report({ bench: `QIDO-RS study search (${q.what}) req/s, Orthanc (reference)`, value: Math.round(qRef), p99ms: median(p99.get('Orthanc')!), failures: bad.get('Orthanc')!, matches: matches.get(`Orthanc|${qi}`)! });
+      if (qRef) ctx.report({ bench: `QIDO-RS study search (${q.what}) req/s, ${refLabel} (reference)`, value: Math.round(qRef), p99ms: median(p99.get(refLabel)!), failures: bad.get(refLabel)!, matches: matches.get(`${refLabel}|${qi}`)! });
     }
 
     // 3. WADO-RS: the whole series, multipart, read to the end.
     const wadoUrl = `/dicom-web/studies/${data.studyUid}/series/${data.seriesUid}`;
     const wado: Target[] = [];
-    for (const target of live) {
+    for (const target of readers) {
       const probe = await getAll(`${target.http}${wadoUrl}`, { ...target.headers, Accept: ACCEPT_DICOM });
       if (probe.status !== 200 || probe.bytes < data.seriesBytes) {
         console.log(`${target.label}: WADO-RS not measured: GET ${wadoUrl} answered ${probe.status} with ${probe.bytes} bytes (the files are ${data.seriesBytes}): ${probe.head.toString('latin1').slice(0, 200)}`);
@@ -450,13 +498,13 @@ export async function run(ctx: BenchContext) {
         mbps.get(target.label)!.push(bytes / 1e6 / (ms / 1000));
       }
     }
-    const wRef = orthancLive && wado.includes(orthancLive) ? median(mbps.get('Orthanc')!) : undefined;
+    const wRef = orthancLive && wado.includes(orthancLive) ? median(mbps.get(refLabel)!) : undefined;
     for (const target of wado) {
       if (target === orthancLive) continue;
       const v = median(mbps.get(target.label)!);
       ctx.report({ bench: `WADO-RS series retrieval (${SERIES_INSTANCES} instances, ${round(sizes.get(target.label)! / 1e6)} MB multipart) MB/s, ${target.label}`, value: round(v), ...(wRef ? { reference: round(wRef), ratio: round(v / wRef, 2) } : {}) });
     }
-    if (wRef) ctx.report({ bench: `WADO-RS series retrieval (${round(sizes.get('Orthanc')! / 1e6)} MB multipart) MB/s, Orthanc (reference)`, value: round(wRef) });
+    if (wRef) ctx.report({ bench: `WADO-RS series retrieval (${round(sizes.get(refLabel)! / 1e6)} MB multipart) MB/s, ${refLabel} (reference)`, value: round(wRef) });
   } finally {
     for (const target of live) await target.stop().catch((e) => console.log(`${target.label}: stop failed: ${e}`));
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -5,25 +5,28 @@
  * once) decides the hospital of what it stores and the worklist it sees; every
  * association attempt is logged in dicom_association_log.
  *
- * A C-STORE's dataset is streamed to a temp file behind its Part-10 meta header and
- * handed to the archive, which indexes it before Success is sent: an acknowledged
- * instance survives a crash. Touches the archive, the device, worklist and association
- * log tables, and nothing else.
+ * dcmjs-dimse runs the association (negotiation, release, abort), C-ECHO and C-FIND.
+ * C-STORE has a receive path of its own (pdu.ts): the socket's bytes are cut into PDUs
+ * here, the values of a C-STORE's dataset go straight to a temp file behind its
+ * Part-10 meta header (no copy, no reassembly of the instance in memory), the rest is
+ * handed to dcmjs-dimse as whole PDUs through a stand-in socket. The archive indexes
+ * the file before Success is sent: an acknowledged instance survives a crash. Touches
+ * the archive, the device, worklist and association log tables, and nothing else.
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { constants, Dataset, Implementation, log as dimseLog, responses, Scp, type association, type requests } from 'dcmjs-dimse';
-import { InvalidDicomError, SopInstanceMismatchError } from '../pacs/archive';
+import { InvalidDicomError, SopInstanceMismatchError, type Arrival } from '../pacs/archive';
 import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION, part10Prefix } from '../pacs/dicomFile';
 import { MODALITY_WORKLIST_FIND, negotiate } from './negotiation';
+import { COMMAND, encodeAbort, encodePData, parseCommand, PDU, PduReader, ProtocolError, storeResponse, type Command } from './pdu';
 import { findWorklist, WorklistQueryError } from './worklist';
 
 type Association = association.Association;
 type PresentationContext = association.PresentationContext;
 const { CEchoResponse, CFindResponse, CStoreResponse } = responses;
-const { RejectReason, RejectResult, RejectSource } = constants;
+const { AbortReason, AbortSource, PresentationContextResult, RejectReason, RejectResult, RejectSource } = constants;
 
 /** DIMSE status codes (PS3.7 C, PS3.4 B.2.3 and C.4.1.1.4). */
 export const STATUS = {
@@ -73,8 +76,13 @@ interface ListenerContext {
  * without any traffic.
  */
 const TIMEOUTS = { associationTimeout: 30_000, pduTimeout: 300_000, connectTimeout: 300_000 };
-/** Written data a C-STORE may have waiting for the disk before the socket is paused. */
-const SINK_BUFFER = 1 << 20;
+/**
+ * The longest P-DATA-TF the listener takes, announced at association (PS3.8 D.1): a
+ * CT slice comes in one or two PDUs instead of the 32 a 16 KB limit makes.
+ */
+const RECEIVE_MAX_PDU = 1 << 20;
+/** A command set is a few hundred bytes; anything near this is not one. */
+const MAX_COMMAND = 64 * 1024;
 
 /** IPv4 peers on a dual-stack socket appear as ::ffff:a.b.c.d. */
 export function normalizeAddress(address: string | undefined | null): string {
@@ -90,75 +98,84 @@ function sameHost(registered: string, peer: string): boolean {
   return r === peer || (isLoopback(r) && isLoopback(peer));
 }
 
-/** The receiving end of one C-STORE: a temp file with the Part-10 prefix, then the dataset as it arrives. */
-class StoreSink {
-  readonly stream: fs.WriteStream;
-  /** Resolves once the file is closed, with the write error if there was one. */
-  readonly done: Promise<Error | undefined>;
-
-  constructor(
-    readonly path: string,
-    readonly prefix: Buffer,
-    readonly affectedSopInstanceUid: string,
-  ) {
-    this.stream = fs.createWriteStream(path, { highWaterMark: SINK_BUFFER });
-    let failure: Error | undefined;
-    this.done = new Promise((resolve) => {
-      this.stream.on('error', (e) => (failure ??= e));
-      this.stream.once('close', () => resolve(failure));
-    });
-    // Smaller than the buffer, so dcmjs-dimse's first write never waits for 'drain'
-    // (it awaits only there, and fragments written meanwhile would overtake it).
-    this.stream.write(prefix);
+/**
+ * What dcmjs-dimse takes for its socket: it reads the PDUs the listener hands it
+ * ('data') and the socket's events, and its writes go to the real socket.
+ */
+class DimseSocket extends EventEmitter {
+  constructor(private readonly peer: net.Socket) {
+    super();
+    for (const event of ['error', 'timeout', 'close']) peer.on(event, (...args: unknown[]) => this.emit(event, ...args));
   }
 
-  /** Drops an unfinished transfer. */
-  async discard(): Promise<void> {
-    this.stream.destroy();
-    await this.done;
-    await fsp.rm(this.path, { force: true });
+  write(bytes: Buffer): boolean {
+    return this.peer.destroyed ? false : this.peer.write(bytes);
+  }
+
+  setTimeout(ms: number): this {
+    this.peer.setTimeout(ms);
+    return this;
   }
 }
 
-/** One association: dcmjs-dimse drives the protocol, this class answers it. */
+/** One C-STORE whose dataset is arriving: the archive writes it as it comes. */
+class IncomingStore {
+  constructor(
+    readonly command: Command,
+    readonly contextId: number,
+    readonly arrival: Arrival,
+  ) {}
+}
+
+/** A message passed on to dcmjs-dimse whose dataset is still arriving. */
+interface Forwarded {
+  contextId: number;
+  parts: Buffer[];
+  bytes: number;
+}
+
+/** One association: dcmjs-dimse drives the protocol, this class answers it and receives C-STOREs itself. */
 class Connection extends Scp {
   private sender: Sender | undefined;
-  private transfer: StoreSink | undefined;
+  /** The association once accepted: C-STORE values on its accepted contexts are taken. */
+  private accepted: Association | undefined;
+  // Named apart from dcmjs-dimse's own fields (it keeps `dimse`, `socket`, `association`…).
+  private readonly reader: PduReader;
+  private readonly dimseSocket: DimseSocket;
+  private commandParts: Buffer[] = [];
+  private commandBytes = 0;
+  /** The message whose dataset is arriving: stored here, or passed on to dcmjs-dimse. */
+  private receiving: IncomingStore | Forwarded | undefined;
+  /** Replies and handed-on PDUs in arrival order: a C-STORE-RSP still waiting for the archive goes out first. */
+  private ordered: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
     private readonly peer: net.Socket,
     private readonly ctx: ListenerContext,
   ) {
-    super(peer, TIMEOUTS);
+    const dimse = new DimseSocket(peer);
+    super(dimse as unknown as net.Socket, TIMEOUTS);
+    this.dimseSocket = dimse;
+    this.reader = new PduReader({ pdu: (bytes, type) => this.onPdu(bytes, type), pdv: (...args) => this.onPdv(...args) }, RECEIVE_MAX_PDU);
     // Small replies must not wait for Nagle: a modality sends the next instance only after ours.
     peer.setNoDelay(true);
-    // Registered after dcmjs-dimse's own 'data' listener, which writes the PDUs of this
-    // chunk to the sink synchronously: when the disk lags, stop reading the socket.
-    peer.on('data', () => this.holdWhileDiskBehind());
+    peer.on('data', (chunk: Buffer) => {
+      if (this.closed) return;
+      try {
+        this.reader.push(chunk);
+      } catch (e) {
+        this.protocolError(e as Error);
+      }
+    });
     this.on('networkError', (e: Error) => {
       if (!this.closed) this.ctx.log.warn({ err: e, callingAe: this.sender?.aeTitle }, 'dicom connection error');
       peer.destroy();
     });
     peer.once('close', () => {
       this.closed = true;
-      const sink = this.transfer;
-      this.transfer = undefined;
-      if (sink) this.track(sink.discard());
+      this.dropTransfer();
     });
-  }
-
-  private holdWhileDiskBehind(): void {
-    const stream = this.transfer?.stream;
-    if (!stream?.writableNeedDrain || this.peer.isPaused()) return;
-    this.peer.pause();
-    const resume = () => {
-      stream.off('drain', resume);
-      stream.off('close', resume);
-      if (!this.peer.destroyed) this.peer.resume();
-    };
-    stream.on('drain', resume);
-    stream.on('close', resume);
   }
 
   private track<T>(work: Promise<T>): Promise<T> {
@@ -171,6 +188,150 @@ class Connection extends Scp {
   /** Ends the connection (listener closing). */
   shutdown(): void {
     this.peer.destroy();
+  }
+
+  /** An unfinished C-STORE (the peer aborted or went away) leaves nothing behind. */
+  private dropTransfer(): void {
+    const receiving = this.receiving;
+    this.receiving = undefined;
+    if (receiving instanceof IncomingStore) void this.track(receiving.arrival.discard());
+  }
+
+  /** A peer that breaks the protocol is aborted (PS3.8 9.3.8) and disconnected. */
+  private protocolError(e: Error): void {
+    if (this.closed) return;
+    this.ctx.log.warn({ err: e, callingAe: this.sender?.aeTitle }, 'dicom protocol error: association aborted');
+    this.closed = true;
+    this.dropTransfer();
+    this.peer.end(encodeAbort(AbortSource.ServiceProvider, e instanceof ProtocolError ? AbortReason.InvalidPduParameter : AbortReason.NotSpecified));
+    setTimeout(() => this.peer.destroy(), 1000).unref();
+  }
+
+  /** Runs `step` after the steps before it (a failed step is logged and does not hold up the next). */
+  private inTurn(step: () => void | Promise<void>): void {
+    this.ordered = this.ordered.then(step).catch((e) => this.ctx.log.error({ err: e, callingAe: this.sender?.aeTitle }, 'dicom listener step failed'));
+  }
+
+  /** Hands bytes to dcmjs-dimse after whatever is still being answered. */
+  private toDimse(bytes: Buffer): void {
+    this.inTurn(() => {
+      if (!this.closed) this.dimseSocket.emit('data', bytes);
+    });
+  }
+
+  private onPdu(bytes: Buffer, type: number): void {
+    if (type === PDU.abort) {
+      // At once, not behind pending replies: the peer has given up.
+      this.dropTransfer();
+      this.dimseSocket.emit('data', bytes);
+      return;
+    }
+    if (this.receiving || this.commandBytes) throw new ProtocolError(`PDU type ${type} inside a DIMSE message`);
+    this.toDimse(bytes);
+  }
+
+  private onPdv(contextId: number, command: boolean, last: boolean, bytes: Buffer, end: boolean): void {
+    if (!this.accepted) throw new ProtocolError('P-DATA-TF before the association was accepted');
+    if (command) {
+      if (this.receiving) throw new ProtocolError('a command before the previous dataset ended');
+      this.commandBytes += bytes.length;
+      if (this.commandBytes > MAX_COMMAND) throw new ProtocolError('command set too long');
+      this.commandParts.push(bytes);
+      if (end && last) {
+        const raw = Buffer.concat(this.commandParts, this.commandBytes);
+        this.commandParts = [];
+        this.commandBytes = 0;
+        this.onCommand(contextId, raw);
+      }
+      return;
+    }
+    const receiving = this.receiving;
+    if (!receiving) throw new ProtocolError('a dataset without its command');
+    if (receiving.contextId !== contextId) throw new ProtocolError('a dataset on another presentation context than its command');
+    if (receiving instanceof IncomingStore) {
+      if (!receiving.arrival.write(bytes)) this.holdWhileDiskBehind(receiving.arrival);
+      if (end && last) {
+        this.receiving = undefined;
+        this.finishStore(receiving);
+      }
+      return;
+    }
+    receiving.parts.push(bytes);
+    receiving.bytes += bytes.length;
+    if (receiving.bytes > RECEIVE_MAX_PDU * 16) throw new ProtocolError('dataset too long for this service');
+    if (end) {
+      this.toDimse(encodePData(contextId, false, last, Buffer.concat(receiving.parts, receiving.bytes)));
+      receiving.parts = [];
+      receiving.bytes = 0;
+      if (last) this.receiving = undefined;
+    }
+  }
+
+  private onCommand(contextId: number, raw: Buffer): void {
+    const command = parseCommand(raw);
+    if (command.commandField !== COMMAND.cStoreRq) {
+      // Verification and worklist queries: dcmjs-dimse answers them.
+      this.toDimse(encodePData(contextId, true, true, raw));
+      if (command.hasDataset) this.receiving = { contextId, parts: [], bytes: 0 };
+      return;
+    }
+    const context = this.acceptedContext(contextId);
+    if (!context) throw new ProtocolError(`C-STORE on presentation context ${contextId}, which was not accepted`);
+    if (!command.hasDataset) {
+      this.reply(contextId, Promise.resolve(storeResponse(command, STATUS.cannotUnderstand, 'no data set')));
+      return;
+    }
+    const prefix = part10Prefix(command.affectedSopClassUid, command.affectedSopInstanceUid, context.getAcceptedTransferSyntaxUid()!);
+    this.receiving = new IncomingStore(command, contextId, this.ctx.app.archive.receive(this.sender!.hospitalId, prefix));
+  }
+
+  private acceptedContext(contextId: number): PresentationContext | undefined {
+    try {
+      const context = this.accepted!.getPresentationContext(contextId);
+      return context.getResult() === PresentationContextResult.Accept ? context : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stops reading the socket until the disk has caught up. */
+  private holdWhileDiskBehind(arrival: Arrival): void {
+    if (this.peer.isPaused()) return;
+    this.peer.pause();
+    void arrival.drain().then(() => {
+      if (!this.peer.destroyed) this.peer.resume();
+    });
+  }
+
+  /** Sends a C-STORE-RSP once it is known, in turn. */
+  private reply(contextId: number, response: Promise<Buffer>): void {
+    this.inTurn(async () => {
+      const command = await response;
+      if (!this.closed) this.peer.write(encodePData(contextId, true, true, command));
+    });
+  }
+
+  private finishStore(store: IncomingStore): void {
+    this.reply(store.contextId, this.track(this.store(store)));
+  }
+
+  private async store(incoming: IncomingStore): Promise<Buffer> {
+    const { command } = incoming;
+    const sender = this.sender!;
+    const affected = command.affectedSopInstanceUid;
+    try {
+      await incoming.arrival.store({ hospitalId: sender.hospitalId, deviceId: sender.deviceId, sender: sender.aeTitle, expectSopInstanceUid: affected });
+      return storeResponse(command, STATUS.success);
+    } catch (e) {
+      // The arrival has dropped its file whatever happened.
+      if (e instanceof SopInstanceMismatchError) return storeResponse(command, STATUS.instanceMismatch, e.message);
+      if (e instanceof InvalidDicomError) {
+        this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
+        return storeResponse(command, STATUS.cannotUnderstand, e.message);
+      }
+      this.ctx.log.error({ err: e, callingAe: sender.aeTitle, sopInstanceUid: affected }, 'dicom store failed');
+      return storeResponse(command, STATUS.outOfResources);
+    }
   }
 
   override associationRequested(association: Association): void {
@@ -220,7 +381,13 @@ class Connection extends Scp {
     this.sender = { deviceId: device!.id, hospitalId: device!.hospital_id, aeTitle: callingAe };
     const accepted = negotiate(association);
     this.ctx.log.debug({ callingAe, address, accepted }, 'dicom association accepted');
+    // The accept announces what this side receives (dcmjs-dimse would announce the
+    // smaller of both sides' limits); what it sends keeps to the peer's limit.
+    const peerMaxPdu = association.getMaxPduLength();
+    association.setMaxPduLength(RECEIVE_MAX_PDU);
     this.sendAssociationAccept();
+    association.setMaxPduLength(peerMaxPdu);
+    this.accepted = association;
   }
 
   override associationReleaseRequested(): void {
@@ -266,62 +433,11 @@ class Connection extends Scp {
     }
   }
 
-  override createStoreWritableStream(context: PresentationContext, request: requests.CStoreRequest): fs.WriteStream {
-    const sopInstanceUid = request.getAffectedSopInstanceUid();
-    const prefix = part10Prefix(request.getAffectedSopClassUid(), sopInstanceUid, context.getAcceptedTransferSyntaxUid()!);
-    this.transfer = new StoreSink(this.ctx.app.archive.tempPath(), prefix, sopInstanceUid);
-    return this.transfer.stream;
-  }
-
-  override createDatasetFromStoreWritableStream(_writable: unknown, context: PresentationContext, callback: (dataset: Dataset) => void): void {
-    // dcmjs-dimse has ended the stream; the request is handled once the file is closed.
-    // The dataset stays on disk: cStoreRequest works from the file.
-    const sink = this.transfer;
-    const ready = sink ? sink.done : Promise.resolve(undefined);
-    void ready.then(() => {
-      if (!this.closed) callback(new Dataset({}, context.getAcceptedTransferSyntaxUid()));
-    });
-  }
-
   override cStoreRequest(request: requests.CStoreRequest, callback: (response: responses.CStoreResponse) => void): void {
-    const sink = this.transfer;
-    this.transfer = undefined;
-    void this.track(this.store(request, sink).then((response) => !this.closed && callback(response)));
-  }
-
-  private async store(request: requests.CStoreRequest, sink: StoreSink | undefined): Promise<responses.CStoreResponse> {
+    // Never reached: C-STORE requests are taken before dcmjs-dimse sees them.
     const response = CStoreResponse.fromRequest(request);
-    const fail = async (status: number, comment: string) => {
-      if (sink) await fsp.rm(sink.path, { force: true });
-      response.setStatus(status);
-      response.setErrorComment(comment.slice(0, 64));
-      return response;
-    };
-    const sender = this.sender!;
-    const affected = request.getAffectedSopInstanceUid();
-    if (!sink) return fail(STATUS.outOfResources, 'no data received');
-    const writeError = await sink.done;
-    if (writeError) {
-      this.ctx.log.error({ err: writeError, callingAe: sender.aeTitle, sopInstanceUid: affected }, 'dicom store: writing the received data failed');
-      return fail(STATUS.outOfResources, 'cannot write the received data');
-    }
-    try {
-      await this.ctx.app.archive.storeFile(sink.path, { hospitalId: sender.hospitalId, deviceId: sender.deviceId, sender: sender.aeTitle, expectSopInstanceUid: affected });
-      response.setStatus(STATUS.success);
-      return response;
-    } catch (e) {
-      // storeFile has removed the temp file whatever happened.
-      if (e instanceof SopInstanceMismatchError) return fail(STATUS.instanceMismatch, e.message);
-      if (e instanceof InvalidDicomError) {
-        this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
-        response.setStatus(STATUS.cannotUnderstand);
-        response.setErrorComment(e.message.slice(0, 64));
-        return response;
-      }
-      this.ctx.log.error({ err: e, callingAe: sender.aeTitle, sopInstanceUid: affected }, 'dicom store failed');
-      response.setStatus(STATUS.outOfResources);
-      return response;
-    }
+    response.setStatus(STATUS.outOfResources);
+    callback(response);
   }
 }
 
@@ -331,6 +447,7 @@ export async function startDicomListener(app: FastifyInstance, opts: DicomListen
   dimseLog.setLevel('silent');
   Implementation.setImplementationClassUid(IMPLEMENTATION_CLASS_UID);
   Implementation.setImplementationVersion(IMPLEMENTATION_VERSION);
+  Implementation.setMaxPduLength(RECEIVE_MAX_PDU);
   const ctx: ListenerContext = { app, aeTitle: opts.aeTitle.trim(), log: app.log.child({ service: 'dicom' }), inflight: new Set() };
   const connections = new Set<Connection>();
   let closing = false;

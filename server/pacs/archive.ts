@@ -1,15 +1,15 @@
 /**
- * The image archive's one way in: a received Part-10 file (from the DICOM listener's
- * C-STORE or a STOW-RS upload) is checked, moved into file storage and indexed
- * (study, series, instance) in one transaction before the caller acknowledges it, so
- * an acknowledged instance survives a crash. The same SOP Instance UID at the same
+ * The image archive's one way in: a received Part-10 file (an Arrival from the DICOM
+ * listener's C-STORE, or a STOW-RS upload) is checked, put in file storage and indexed
+ * (study, series, instance) in one statement before the caller acknowledges it, so an
+ * acknowledged instance survives a crash. The same SOP Instance UID at the same
  * hospital is stored once. A new study is matched to its exam on arrival.
  */
 import fsp from 'node:fs/promises';
-import type { Db, Queryable } from '../db';
-import type { FileStorage } from '../storage';
+import type { Db, Queryable, QueryResult } from '../db';
+import type { FileStorage, TempFile } from '../storage';
 import type { LogActor } from '../routes/exam';
-import { InvalidDicomError, int, readDicomHeader, str, type DicomHeader, type DicomJson } from './dicomFile';
+import { HEAD_BYTES, InvalidDicomError, int, parseDicomHeader, readDicomHeader, readHead, str, type DicomHeader, type DicomJson, type HeadHeader } from './dicomFile';
 import { autoMatch, refreshExamImages } from './matching';
 
 /** Where an instance came from: the device (modality) that sent it, or the user who uploaded it. */
@@ -37,6 +37,21 @@ export interface IngestResult {
 
 export { InvalidDicomError };
 
+/** What an Arrival hands storeReceived: the closed file, where it is, and the bytes kept of it. */
+interface ReceivedFile {
+  path: string;
+  /** The key it was placed under while arriving, if any. */
+  key?: string;
+  size: number;
+  /** Synced to disk already (FILE_SYNC). */
+  synced: boolean;
+  /** The file's first bytes (HEAD_BYTES, or all of a smaller file) and its last ones. */
+  head: Buffer;
+  tail: Buffer;
+  /** The header, when it was read from `head` while the rest arrived. */
+  early?: HeadHeader;
+}
+
 /** Patient and study module attributes: what a QIDO-RS study result carries. */
 const STUDY_TAGS = [
   '00080005', '00080020', '00080030', '00080050', '00080090', '00081030', '00100010', '00100020',
@@ -56,12 +71,62 @@ export function instanceKey(hospitalId: number, header: Pick<DicomHeader, 'study
   return `dicom/${hospitalId}/${header.studyUid}/${header.seriesUid}/${header.sopInstanceUid}.dcm`;
 }
 
+/**
+ * The archive's per-instance statements, prepared once on the embedded database.
+ * PGlite parses and plans every query anew, in WebAssembly, through six protocol
+ * messages: for these statements that was over half of an instance's database time.
+ * Its query() has no named statements, so they are prepared in SQL (PREPARE) and run
+ * with EXECUTE, whose arguments are quoted literals (EXECUTE takes no bind
+ * parameters): each goes through the parameter type's input function, as a text
+ * parameter would; standard_conforming_strings makes a doubled quote the only escape.
+ * A value with a NUL (which ends a simple query's text) takes the parameterized path.
+ * PostgreSQL plans these in a fraction of a millisecond: there they run as they are.
+ */
+class PreparedStatements {
+  /** Per database: its statements being prepared or prepared, or false when its session cannot take them. */
+  private readonly sessions = new WeakMap<Db, Promise<Map<string, Promise<unknown>> | false>>();
+
+  async query<T>(db: Db, name: string, sql: string, params: unknown[]): Promise<QueryResult<T>> {
+    const prepared = await this.session(db);
+    if (!prepared || params.some((v) => typeof v === 'string' && v.includes('\0'))) return db.query<T>(sql, params);
+    let ready = prepared.get(name);
+    if (!ready) {
+      ready = db.query(`PREPARE ${name} AS ${sql}`);
+      prepared.set(name, ready);
+      // A failed PREPARE is tried again next time.
+      ready.catch(() => prepared.delete(name));
+    }
+    await ready;
+    const literals = params.map((v) => (v === null || v === undefined ? 'NULL' : `'${String(v).replace(/'/g, "''")}'`));
+    return db.query<T>(`EXECUTE ${name}(${literals.join(', ')})`);
+  }
+
+  private session(db: Db): Promise<Map<string, Promise<unknown>> | false> {
+    let session = this.sessions.get(db);
+    if (!session) {
+      session =
+        db.kind === 'pglite'
+          ? db.query<{ standard_conforming_strings: string }>('SHOW standard_conforming_strings').then((r) => (r.rows[0]?.standard_conforming_strings === 'on' ? new Map() : false))
+          : Promise.resolve(false);
+      this.sessions.set(db, session);
+    }
+    return session;
+  }
+}
+
 export class Archive {
   /** `db` is a getter: the app builds the archive while its database still opens. */
   constructor(
     private readonly getDb: () => Db,
     private readonly storage: FileStorage,
   ) {}
+
+  private readonly statements = new PreparedStatements();
+  /**
+   * Keys of instances placed while still arriving (Arrival), until stored or dropped:
+   * a second copy of one arriving meanwhile waits for the first before it decides.
+   */
+  private readonly arriving = new Map<string, Promise<unknown>>();
 
   private get db(): Db {
     return this.getDb();
@@ -70,6 +135,21 @@ export class Archive {
   /** A fresh temporary path to write a received file to before storeFile. */
   tempPath(): string {
     return this.storage.tempPath();
+  }
+
+  /** An instance about to arrive over the network for `hospitalId`, its Part-10 meta header first. */
+  receive(hospitalId: number, prefix: Buffer): Arrival {
+    return new Arrival(this, this.storage.createTemp(), hospitalId, prefix);
+  }
+
+  /** Gives an Arrival's file its key once its header is read, unless another copy is arriving under it. */
+  async placeArriving(file: TempFile, hospitalId: number, header: DicomHeader, settled: Promise<unknown>): Promise<void> {
+    const key = instanceKey(hospitalId, header);
+    if (this.arriving.has(key) || !(await file.place(key))) return;
+    this.arriving.set(key, settled);
+    void settled.finally(() => {
+      if (this.arriving.get(key) === settled) this.arriving.delete(key);
+    });
   }
 
   /** Stores bytes already in memory (a STOW-RS part). */
@@ -85,27 +165,76 @@ export class Archive {
    * InvalidDicomError for a dataset that cannot be archived.
    */
   async storeFile(tmpPath: string, source: IngestSource): Promise<IngestResult> {
-    let moved = false;
+    return this.ingest(tmpPath, source, () => readDicomHeader(tmpPath));
+  }
+
+  /**
+   * storeFile for a file an Arrival has written and closed: the header is read from the
+   * bytes it kept (`head`, `tail`) rather than from the file (or was read already:
+   * `early`), the file is not synced again, and not moved when already placed.
+   * Consumes the file like storeFile.
+   */
+  async storeReceived(file: ReceivedFile, source: IngestSource): Promise<IngestResult> {
+    const { path, size, head, tail } = file;
+    let handle: fsp.FileHandle | undefined;
+    // Ranges the kept bytes do not cover (a header longer than head, a long trailer) come from the file.
+    const read = async (position: number, length: number) => {
+      if (position >= size - tail.length && position + length <= size) return tail.subarray(position - (size - tail.length), position - (size - tail.length) + length);
+      if (position + length <= head.length) return head.subarray(position, position + length);
+      handle ??= await fsp.open(path, 'r');
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, position);
+      return buffer.subarray(0, bytesRead);
+    };
+    const header = async () => {
+      try {
+        return await parseDicomHeader({ size, head, read }, file.early);
+      } finally {
+        await handle?.close();
+      }
+    };
+    return this.ingest(path, source, header, { size, synced: file.synced, placed: file.key });
+  }
+
+  private async ingest(
+    tmpPath: string,
+    source: IngestSource,
+    readHeader: () => Promise<DicomHeader>,
+    known: { size?: number; synced?: boolean; placed?: string } = {},
+  ): Promise<IngestResult> {
+    let consumed = false;
     try {
-      const header = await readDicomHeader(tmpPath);
+      const header = await readHeader();
       if (source.expectSopInstanceUid && header.sopInstanceUid !== source.expectSopInstanceUid) {
         throw new SopInstanceMismatchError('SOP Instance UID differs from the command');
       }
-      const existing = await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid);
-      if (existing) return { status: 'duplicate', header, ...existing };
       const key = instanceKey(source.hospitalId, header);
-      const stored = await this.storage.putFile(key, tmpPath);
-      moved = true;
+      // The file goes in only under a key nobody holds: an instance stored before keeps its
+      // file (no second lookup in the common case, a new instance). An Arrival has taken
+      // its key already.
+      let stored = known.placed === key ? { key, size: known.size! } : await this.storage.putFile(key, tmpPath, { ...known, exclusive: true });
+      if (!stored) {
+        // Another copy still arriving under that key is indexed or dropped first.
+        await this.arriving.get(key)?.catch(() => undefined);
+        const found = await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid);
+        if (found) {
+          const { fileKey: _, ...existing } = found;
+          return { status: 'duplicate', header, ...existing };
+        }
+        // A file without an index row: left by a crash between the two, never acknowledged.
+        stored = (await this.storage.putFile(key, tmpPath, known))!;
+      }
+      consumed = true;
       const indexed = await this.index(header, key, stored.size, source);
       return { header, ...indexed };
     } finally {
-      if (!moved) await fsp.rm(tmpPath, { force: true });
+      if (!consumed) await fsp.rm(tmpPath, { force: true });
     }
   }
 
   private async findInstance(q: Queryable, hospitalId: number, sopInstanceUid: string) {
-    const { rows } = await q.query<{ instanceId: number; studyId: number; examId: number | null }>(
-      `SELECT i.id AS "instanceId", i.study_id AS "studyId", s.exam_id AS "examId"
+    const { rows } = await q.query<{ instanceId: number; studyId: number; examId: number | null; fileKey: string }>(
+      `SELECT i.id AS "instanceId", i.study_id AS "studyId", s.exam_id AS "examId", i.file_key AS "fileKey"
          FROM dicom_instance i JOIN dicom_study s ON s.id = i.study_id
         WHERE i.hospital_id = $1 AND i.sop_instance_uid = $2`,
       [hospitalId, sopInstanceUid],
@@ -114,17 +243,44 @@ export class Archive {
   }
 
   /**
-   * Indexes one instance. The common case (another instance of a known series) is one
-   * statement, committed on its own: the study and series upserts count the instance
-   * as they lock their rows, the instance row goes in with them, and a matched exam
-   * counts it. What happens once per series or study (the study's series count and
-   * modalities, the automatic match) and the rare race of two senders storing the same
-   * instance at once follow in statements of their own.
+   * Series this process has indexed lately, by hospital, study and series UID: the
+   * next instance of one is one insert and three counter updates by primary key (the
+   * study's and series' rows are not looked up by UID again). A row deleted meanwhile
+   * makes that insert fail on its foreign key, and the full path runs.
+   */
+  private readonly knownSeries = new Map<string, { studyId: number; seriesId: number }>();
+
+  private rememberSeries(key: string, ids: { studyId: number; seriesId: number }): void {
+    if (this.knownSeries.size >= 1000) this.knownSeries.clear();
+    this.knownSeries.set(key, ids);
+  }
+
+  /**
+   * Indexes one instance, committed on its own before the caller acknowledges it. The
+   * common case (another instance of a series indexed lately) takes indexKnownSeries.
+   * Otherwise one statement upserts study and series, counting the instance as it
+   * locks their rows, inserts the instance row and counts it on a matched exam. What
+   * happens once per series or study (the study's series count and modalities, the
+   * automatic match) and the rare race of two senders storing the same instance at
+   * once follow in statements of their own.
    */
   private async index(header: DicomHeader, key: string, size: number, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
+    const seriesKey = `${source.hospitalId}/${header.studyUid}/${header.seriesUid}`;
+    const known = this.knownSeries.get(seriesKey);
+    if (known) {
+      const indexed = await this.indexKnownSeries(known, header, key, size, source).catch((e: { code?: string }) => {
+        // 23503: the study or series is gone (deleted since).
+        if (e?.code === '23503') return undefined;
+        throw e;
+      });
+      if (indexed) return indexed;
+      this.knownSeries.delete(seriesKey);
+    }
     const j = header.json;
     const modality = str(j, '00080060');
-    const { rows } = await this.db.query<{ study_id: number; exam_id: number | null; study_inserted: boolean; series_inserted: boolean; instance_id: number | null }>(
+    const { rows } = await this.statements.query<{ study_id: number; series_id: number; exam_id: number | null; study_inserted: boolean; series_inserted: boolean; instance_id: number | null; may_match: boolean }>(
+      this.db,
+      'archive_index_instance',
       `WITH st AS (
          INSERT INTO dicom_study (hospital_id, study_uid, patient_id, patient_name, patient_birth_date, patient_sex, study_date, study_time,
                                   accession_number, study_id, study_description, referring_physician, metadata, source_device_id, source_ae,
@@ -150,7 +306,13 @@ export class Archive {
        ex AS (
          UPDATE exam e SET instance_count = e.instance_count + 1, series_count = e.series_count + CASE WHEN se.inserted THEN 1 ELSE 0 END
            FROM st, se WHERE e.id = st.exam_id)
-       SELECT st.id AS study_id, st.exam_id, st.inserted AS study_inserted, se.inserted AS series_inserted, (SELECT id FROM ins) AS instance_id
+       -- Whether a new study could match an exam at all: an exam of the hospital with its
+       -- accession number, study UID or patient id (matching.ts narrows this down). Most
+       -- studies of a modality without worklist have none, and skip the match's queries.
+       SELECT st.id AS study_id, se.id AS series_id, st.exam_id, st.inserted AS study_inserted, se.inserted AS series_inserted, (SELECT id FROM ins) AS instance_id,
+              st.inserted AND (EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = $1 AND x.exam_code = $9)
+                               OR EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = $1 AND x.study_uid = $2)
+                               OR EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = $1 AND x.patient_id = $3)) AS may_match
          FROM st, se`,
       [
         source.hospitalId, header.studyUid, str(j, '00100020'), str(j, '00100010'), str(j, '00100030'), str(j, '00100040'),
@@ -172,15 +334,17 @@ export class Archive {
       await this.db.query('UPDATE dicom_series SET instance_count = instance_count - 1 WHERE study_id = $1 AND series_uid = $2', [row.study_id, header.seriesUid]);
       await this.db.query('UPDATE dicom_study SET instance_count = instance_count - 1, total_bytes = total_bytes - $2 WHERE id = $1', [row.study_id, size]);
       if (row.exam_id) await this.db.query('UPDATE exam SET instance_count = instance_count - 1 WHERE id = $1', [row.exam_id]);
-      const existing = (await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid))!;
-      return { status: 'duplicate', ...existing };
+      return this.storedBefore(header, key, source);
     }
+    this.rememberSeries(seriesKey, { studyId: row.study_id, seriesId: row.series_id });
     let examId = row.exam_id;
     if (row.study_inserted) {
-      // A new study (its first series counted at insert): matched on arrival.
-      const actor: LogActor = { userId: source.userId ?? null, name: source.sender };
-      const keys = { hospitalId: source.hospitalId, studyUid: header.studyUid, accessionNumber: str(j, '00080050'), patientId: str(j, '00100020'), studyDate: str(j, '00080020'), modalities: modality ? [modality] : [] };
-      examId = (await autoMatch(this.db, row.study_id, keys, actor)) ?? null;
+      // A new study (its first series counted at insert): matched on arrival, when an exam might take it.
+      if (row.may_match) {
+        const actor: LogActor = { userId: source.userId ?? null, name: source.sender };
+        const keys = { hospitalId: source.hospitalId, studyUid: header.studyUid, accessionNumber: str(j, '00080050'), patientId: str(j, '00100020'), studyDate: str(j, '00080020'), modalities: modality ? [modality] : [] };
+        examId = (await autoMatch(this.db, row.study_id, keys, actor)) ?? null;
+      }
     } else if (row.series_inserted) {
       examId = await this.db.tx(async (q) => {
         const study = await q.query<{ exam_id: number | null }>(
@@ -196,5 +360,146 @@ export class Archive {
       });
     }
     return { status: 'stored', studyId: row.study_id, instanceId: row.instance_id, examId };
+  }
+
+  /** The instance row for a series indexed lately, the counts of its series, study and matched exam: one statement. */
+  private async indexKnownSeries(known: { studyId: number; seriesId: number }, header: DicomHeader, key: string, size: number, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
+    const j = header.json;
+    const { rows } = await this.statements.query<{ instance_id: number | null; exam_id: number | null }>(
+      this.db,
+      'archive_index_known_series',
+      `WITH ins AS (
+         INSERT INTO dicom_instance (hospital_id, study_id, series_id, sop_instance_uid, sop_class_uid, transfer_syntax_uid, instance_number,
+                                     rows, columns, frames, bits_allocated, file_key, file_size, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb)
+         ON CONFLICT (hospital_id, sop_instance_uid) DO NOTHING
+         RETURNING id),
+       se AS (UPDATE dicom_series SET instance_count = instance_count + 1 WHERE id = $3 AND EXISTS (SELECT 1 FROM ins)),
+       st AS (
+         UPDATE dicom_study SET instance_count = instance_count + 1, total_bytes = total_bytes + $13, updated_at = now()
+          WHERE id = $2 AND EXISTS (SELECT 1 FROM ins)
+         RETURNING exam_id),
+       ex AS (UPDATE exam e SET instance_count = e.instance_count + 1 FROM st WHERE e.id = st.exam_id)
+       SELECT (SELECT id FROM ins) AS instance_id, (SELECT exam_id FROM st) AS exam_id`,
+      [
+        source.hospitalId, known.studyId, known.seriesId, header.sopInstanceUid, header.sopClassUid, header.transferSyntaxUid, int(j, '00200013') ?? null,
+        int(j, '00280010') ?? null, int(j, '00280011') ?? null, int(j, '00280008') ?? 1, int(j, '00280100') ?? null, key, size, JSON.stringify(j),
+      ],
+    );
+    const row = rows[0];
+    // Nothing counted when the instance was there already.
+    if (row.instance_id === null) return this.storedBefore(header, key, source);
+    return { status: 'stored', studyId: known.studyId, instanceId: row.instance_id, examId: row.exam_id };
+  }
+
+  /** The instance as indexed before (a duplicate found at indexing time). */
+  private async storedBefore(header: DicomHeader, key: string, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
+    const { fileKey, ...existing } = (await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid))!;
+    // The instance stored before under other study or series UIDs keeps its file; this copy goes.
+    if (fileKey !== key) await this.storage.delete(key);
+    return { status: 'duplicate', ...existing };
+  }
+}
+
+/** The last bytes of a received file kept for the truncation check (trailing padding included). */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * An instance arriving over the network (the DICOM listener's C-STORE), written as its
+ * bytes come, with the first and last bytes kept so its header is never read back
+ * from disk. The header is read as soon as the first HEAD_BYTES are in (or the whole
+ * of a smaller file); the file then takes its storage key while the rest still
+ * arrives, so nothing is moved once it is whole (with FILE_SYNC: the file is synced,
+ * then its folder). store() indexes it; discard() drops an unfinished one.
+ */
+export class Arrival {
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  private early: HeadHeader | undefined;
+  private placing: Promise<void> | undefined;
+  private settle!: () => void;
+  /** Resolves once stored or dropped: a second copy of the instance waits for it. */
+  private readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
+
+  constructor(
+    private readonly archive: Archive,
+    private readonly file: TempFile,
+    private readonly hospitalId: number,
+    prefix: Buffer,
+  ) {
+    this.write(prefix);
+  }
+
+  /** Queues bytes for the file (not copied: the caller must not reuse them); false when the disk is behind. */
+  write(bytes: Buffer): boolean {
+    if (!bytes.length) return true;
+    if (this.headBytes < HEAD_BYTES) {
+      const part = bytes.subarray(0, HEAD_BYTES - this.headBytes);
+      // Copied: a view would keep the socket's whole chunk alive.
+      this.head.push(Buffer.from(part));
+      this.headBytes += part.length;
+      if (this.headBytes === HEAD_BYTES) this.readEarly();
+    }
+    this.tail.push(bytes);
+    this.tailBytes += bytes.length;
+    while (this.tailBytes - this.tail[0].length >= TAIL_BYTES) this.tailBytes -= this.tail.shift()!.length;
+    return this.file.write(bytes);
+  }
+
+  /** Resolves once the disk has caught up. */
+  drain(): Promise<void> {
+    return this.file.drain();
+  }
+
+  /** Reads the header from the first bytes (`size`: the whole file's, once known) and places the file under its key. */
+  private readEarly(size = Infinity): void {
+    const head = Buffer.concat(this.head);
+    this.head.length = 0;
+    this.head.push(head);
+    try {
+      this.early = readHead(head, size);
+    } catch {
+      // storeReceived reads it again once the file is whole, and says what is wrong.
+    }
+    if (this.early) this.placing = this.archive.placeArriving(this.file, this.hospitalId, this.early.header, this.settled).catch(() => undefined);
+  }
+
+  /** The whole instance is in: writes it out and stores it (see Archive.storeReceived). */
+  async store(source: IngestSource): Promise<IngestResult> {
+    try {
+      // A file smaller than the first bytes kept takes its key now, before it is synced
+      // (with FILE_SYNC, the file's sync then commits its name as well).
+      if (this.headBytes < HEAD_BYTES) this.readEarly(this.headBytes);
+      await this.placing;
+      let written: { size: number; synced: boolean };
+      try {
+        written = await this.file.finish();
+      } catch (e) {
+        // A write that failed: the file goes. Past this point storeReceived owns it, and
+        // must not lose it: an index row committed before a later step failed (the
+        // automatic match) points to it, and the sender's retry is told it is stored.
+        await this.file.discard().catch(() => undefined);
+        throw e;
+      }
+      const tail = Buffer.concat(this.tail);
+      return await this.archive.storeReceived(
+        { path: this.file.path, key: this.file.key, ...written, head: Buffer.concat(this.head), tail: tail.subarray(Math.max(0, tail.length - TAIL_BYTES)), early: this.early },
+        source,
+      );
+    } finally {
+      this.settle();
+    }
+  }
+
+  /** Drops an unfinished transfer (the peer aborted or went away). */
+  async discard(): Promise<void> {
+    try {
+      await this.placing;
+      await this.file.discard();
+    } finally {
+      this.settle();
+    }
   }
 }

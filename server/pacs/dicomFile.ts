@@ -190,16 +190,31 @@ function onlyTrailingElements(rest: Buffer, implicit: boolean, bigEndian: boolea
 }
 
 /**
+ * Where a header is read from: the file's size, its first bytes (the header of most
+ * files fits in them), and a way to read any range. The listener keeps the first and
+ * last bytes of what it received, so a received file is not read back to be indexed.
+ */
+export interface HeaderSource {
+  size: number;
+  head: Buffer;
+  read(position: number, length: number): Promise<Buffer>;
+}
+
+/** The first bytes read of a file; more only when its header is longer. */
+export const HEAD_BYTES = 64 * 1024;
+
+/**
  * Whether the pixel data is whole. A native (uncompressed) value's element header is
  * in the bytes already read (parsing stopped at it); its length must reach the end of
  * the file, or whole trailing elements must. Pixel bytes that happen to look like the
  * tag do not also carry such a length. An encapsulated value ends with the sequence
  * delimitation item.
  */
-async function pixelDataIsWhole(handle: fsp.FileHandle, head: Buffer, fileSize: number, transferSyntaxUid: string): Promise<boolean> {
+async function pixelDataIsWhole(source: HeaderSource, head: Buffer, transferSyntaxUid: string): Promise<boolean> {
+  const fileSize = source.size;
   if (!NATIVE_SYNTAXES.has(transferSyntaxUid)) {
     // FFFE,E0DD with a zero length, little endian.
-    return (await readRange(handle, fileSize - 8, 8)).equals(Buffer.from([0xfe, 0xff, 0xdd, 0xe0, 0, 0, 0, 0]));
+    return fileSize >= 8 && (await source.read(fileSize - 8, 8)).equals(Buffer.from([0xfe, 0xff, 0xdd, 0xe0, 0, 0, 0, 0]));
   }
   const bigEndian = transferSyntaxUid === EXPLICIT_VR_BIG_ENDIAN;
   const implicit = transferSyntaxUid === IMPLICIT_VR_LITTLE_ENDIAN;
@@ -210,7 +225,7 @@ async function pixelDataIsWhole(handle: fsp.FileHandle, head: Buffer, fileSize: 
     const length = implicit ? head.readUInt32LE(at + 4) : bigEndian ? head.readUInt32BE(at + 8) : head.readUInt32LE(at + 8);
     const end = at + headerLength + length;
     if (end === fileSize) return true;
-    if (end < fileSize && fileSize - end <= 1024 * 1024 && onlyTrailingElements(await readRange(handle, end, fileSize - end), implicit, bigEndian)) return true;
+    if (end < fileSize && fileSize - end <= 1024 * 1024 && onlyTrailingElements(await source.read(end, fileSize - end), implicit, bigEndian)) return true;
   }
   return false;
 }
@@ -230,45 +245,74 @@ export async function readDicomHeader(path: string): Promise<DicomHeader> {
   const handle = await fsp.open(path, 'r');
   try {
     const { size } = await handle.stat();
-    if (size < 132) throw new InvalidDicomError('file too short for a DICOM header');
-    // Headers are a few KB; a long private sequence or an icon makes one longer.
-    let chunk = Math.min(size, 64 * 1024);
-    let parsed: { meta: Record<string, any>; dict: Record<string, any> } | undefined;
-    let head: Buffer;
-    for (;;) {
-      head = await readRange(handle, 0, chunk);
-      try {
-        parsed = parse(head, true);
-        // Stopped early without reaching pixel data: the header is longer than the chunk
-        // unless this is the whole file.
-        if (parsed.dict[PIXEL_DATA] || chunk === size) break;
-      } catch (e) {
-        if (chunk === size) throw new InvalidDicomError(`unreadable dataset: ${(e as Error).message}`);
-      }
-      if (chunk === size) break;
-      chunk = Math.min(size, chunk * 4);
-      if (chunk > FULL_PARSE_MAX) throw new InvalidDicomError('header larger than 256 MB');
-    }
-    const meta = parsed!.meta;
-    const dict = parsed!.dict;
-    const transferSyntaxUid = String(meta['00020010']?.Value?.[0] ?? '').replace(/\0/g, '').trim();
-    if (!transferSyntaxUid) throw new InvalidDicomError('no transfer syntax in the meta header');
-    if (dict[PIXEL_DATA] && !(await pixelDataIsWhole(handle, head!, size, transferSyntaxUid))) throw new InvalidDicomError('pixel data truncated');
-    const json = toDicomJson(dict);
-    const header: DicomHeader = {
-      transferSyntaxUid,
-      sopClassUid: str(json, '00080016') || String(meta['00020002']?.Value?.[0] ?? '').trim(),
-      sopInstanceUid: str(json, '00080018') || String(meta['00020003']?.Value?.[0] ?? '').trim(),
-      studyUid: str(json, '0020000D'),
-      seriesUid: str(json, '0020000E'),
-      json,
-    };
-    for (const key of ['sopClassUid', 'sopInstanceUid', 'studyUid', 'seriesUid'] as const) {
-      if (!header[key]) throw new InvalidDicomError(`missing ${key}`);
-      if (header[key].length > 64 || !/^[0-9.]+$/.test(header[key])) throw new InvalidDicomError(`invalid ${key}`);
-    }
-    return header;
+    const head = await readRange(handle, 0, Math.min(size, HEAD_BYTES));
+    return await parseDicomHeader({ size, head, read: (position, length) => readRange(handle, position, length) });
   } finally {
     await handle.close();
   }
+}
+
+/** A header read from a file's first bytes: the bytes it was read from hold the pixel data's element header. */
+export interface HeadHeader {
+  header: DicomHeader;
+  bytes: Buffer;
+  hasPixelData: boolean;
+}
+
+/**
+ * The header in the first bytes of a file of `size` bytes (Infinity while the size is
+ * not known yet: a file still arriving), or undefined when it goes on past them.
+ * Throws InvalidDicomError for a header that cannot be archived. The pixel data is
+ * not checked here (parseDicomHeader does, once the file is whole).
+ */
+export function readHead(head: Buffer, size: number): HeadHeader | undefined {
+  let parsed: { meta: Record<string, any>; dict: Record<string, any> };
+  try {
+    parsed = parse(head, true);
+  } catch (e) {
+    if (head.length >= size) throw new InvalidDicomError(`unreadable dataset: ${(e as Error).message}`);
+    return undefined;
+  }
+  const hasPixelData = Boolean(parsed.dict[PIXEL_DATA]);
+  // Stopped early without reaching pixel data: the header is longer than these bytes
+  // unless they are the whole file.
+  if (!hasPixelData && head.length < size) return undefined;
+  const { meta, dict } = parsed;
+  const transferSyntaxUid = String(meta['00020010']?.Value?.[0] ?? '').replace(/\0/g, '').trim();
+  if (!transferSyntaxUid) throw new InvalidDicomError('no transfer syntax in the meta header');
+  const json = toDicomJson(dict);
+  const header: DicomHeader = {
+    transferSyntaxUid,
+    sopClassUid: str(json, '00080016') || String(meta['00020002']?.Value?.[0] ?? '').trim(),
+    sopInstanceUid: str(json, '00080018') || String(meta['00020003']?.Value?.[0] ?? '').trim(),
+    studyUid: str(json, '0020000D'),
+    seriesUid: str(json, '0020000E'),
+    json,
+  };
+  for (const key of ['sopClassUid', 'sopInstanceUid', 'studyUid', 'seriesUid'] as const) {
+    if (!header[key]) throw new InvalidDicomError(`missing ${key}`);
+    if (header[key].length > 64 || !/^[0-9.]+$/.test(header[key])) throw new InvalidDicomError(`invalid ${key}`);
+  }
+  return { header, bytes: head, hasPixelData };
+}
+
+/**
+ * readDicomHeader's checks on a file given by a HeaderSource; `read` is the header
+ * already read from the file's first bytes (the listener reads it while the rest of
+ * the file arrives).
+ */
+export async function parseDicomHeader(source: HeaderSource, read?: HeadHeader): Promise<DicomHeader> {
+  const { size } = source;
+  if (size < 132) throw new InvalidDicomError('file too short for a DICOM header');
+  let found = read;
+  // Headers are a few KB; a long private sequence or an icon makes one longer.
+  for (let head = source.head.subarray(0, Math.min(size, HEAD_BYTES)); !found; ) {
+    found = readHead(head, size);
+    if (found) break;
+    const more = Math.min(size, head.length * 4);
+    if (more > FULL_PARSE_MAX) throw new InvalidDicomError('header larger than 256 MB');
+    head = source.head.length >= more ? source.head.subarray(0, more) : await source.read(0, more);
+  }
+  if (found.hasPixelData && !(await pixelDataIsWhole(source, found.bytes, found.header.transferSyntaxUid))) throw new InvalidDicomError('pixel data truncated');
+  return found.header;
 }
