@@ -202,7 +202,8 @@ describe('notifications and critical values in Chromium', () => {
       await line.waitFor({ timeout: 15_000 });
       expect(Number(await page.getByTestId('notice-report-crisis-count').textContent())).toBeGreaterThanOrEqual(1);
       await shot(page, 'notice-crisis-popup');
-      await line.click();
+      // Critical values alone: anywhere on the pop-up (here its title) opens their list.
+      await page.getByTestId('notice-report-title').click();
       await page.waitForURL('**/crisisValue');
       await popup(page, 'report').waitFor({ state: 'detached' });
 

@@ -121,7 +121,8 @@ export function NoticeCenter() {
         duration: durationSeconds,
         message: <NoticeTitle model={model} />,
         description: <NoticeBody model={model} lines={lines} alerting={alerting} onOpen={(path) => open(model, path)} />,
-        onClick: () => open(model, MODEL_PAGE[model]),
+        // A pop-up of critical values alone (a clinician's) opens their list, not the module's.
+        onClick: () => open(model, lines.every((l) => l.kind === 'crisis') ? CRISIS_PAGE : MODEL_PAGE[model]),
         onClose: () => silence(model),
         style: { cursor: 'pointer' },
       });
