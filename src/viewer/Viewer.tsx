@@ -25,7 +25,7 @@ import {
   BulbOutlined,
 } from '@ant-design/icons';
 import { Button, ConfigProvider, Divider, Dropdown, Empty, InputNumber, Popover, Slider, Space, Tag, Tooltip, Typography, theme } from 'antd';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from 'react';
+import { startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from 'react';
 import { AuthImage } from '../schema/components/AuthImage';
 import { useTranslate } from '../schema/useTranslate';
 import { apiBase } from '../services/request';
@@ -55,19 +55,66 @@ export interface ViewerProps {
   onClose(): void;
 }
 
-/** Opens a viewer session on the studies and asks for what it shows first. */
-export function startViewer(studies: ViewerStudy[], { sideBySide, autoLoad }: Pick<ViewerProps, 'sideBySide' | 'autoLoad'>): ViewerApi {
-  const session = openViewer({ studies, base: apiBase() });
+type ShowOptions = Pick<ViewerProps, 'sideBySide' | 'autoLoad'>;
+
+/**
+ * Opens a viewer session on the studies and asks for what it shows first. A host that
+ * asks the server for the studies opens it on none and renders <Viewer session> at
+ * once: the screen, Cornerstone and the viewports start while the server answers, and
+ * showStudies then leaves only the images to fetch.
+ */
+export function startViewer(studies: ViewerStudy[], options: ShowOptions): ViewerApi {
+  const session = openViewer({ studies: [], base: apiBase() });
+  showStudies(session, studies, options);
+  return session;
+}
+
+/** Gives the session its studies and asks for what it shows first (one study, or one per viewport side by side). */
+export function showStudies(session: ViewerApi, studies: ViewerStudy[], { sideBySide, autoLoad }: ShowOptions): void {
+  session.setStudies(studies);
   session.setSync(sideBySide);
   if (autoLoad && studies.length) {
     if (sideBySide) void session.openComparison(studies.map((s) => s.studyUid));
     else void session.openStudy(studies[0].studyUid);
   }
-  return session;
+}
+
+/**
+ * Calls `then` once the session's first image is drawn (or a viewport failed), at the
+ * latest after CONTROLS_WAIT_MS; at once when nothing loads by itself. A host holds its
+ * screen's updates until then: the page's main thread stays free while the server works
+ * on the metadata and the first frame (on a 2-core machine a render and its paint slow
+ * the server's answer down).
+ */
+export function afterFirstImage(session: ViewerApi, studies: ViewerStudy[], autoLoad: boolean, then: () => void): () => void {
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    unsubscribe();
+    clearTimeout(timer);
+    then();
+  };
+  const unsubscribe = session.subscribe(() => {
+    if (session.snapshot().viewports.some((v) => v.rendered || v.error)) finish();
+  });
+  const timer = setTimeout(finish, CONTROLS_WAIT_MS);
+  if (!autoLoad || !studies.some((s) => s.series.length)) finish();
+  return () => {
+    done = true;
+    unsubscribe();
+    clearTimeout(timer);
+  };
 }
 
 const SERIES_MIME = 'application/x-rcloud-series';
 const DEFAULT_FPS = 10;
+/** The longest the controls wait for the first image once the studies are known, or for the studies (a slow server must not leave the reader without a close button). */
+const CONTROLS_WAIT_MS = 1000;
+/** Sizes the controls take, kept by their stand-ins so that the viewports do not move when they come. */
+const TOOLBAR_HEIGHT = 37;
+const SERIES_WIDTH = 156;
+const MEASUREMENTS_WIDTH = 200;
 const k = (key: string) => `entity.viewer.${key}`;
 
 const TOOL_ICONS: Record<ToolKey, JSX.Element> = {
@@ -80,9 +127,12 @@ const TOOL_ICONS: Record<ToolKey, JSX.Element> = {
   ellipseRoi: <span style={{ fontWeight: 600 }}>◯</span>,
 };
 
+/** One object: a new theme object at each render would have antd work its tokens out again. */
+const DARK = { algorithm: theme.darkAlgorithm };
+
 export function Viewer(props: ViewerProps) {
   return (
-    <ConfigProvider theme={{ algorithm: theme.darkAlgorithm }}>
+    <ConfigProvider theme={DARK}>
       <ViewerScreen {...props} />
     </ConfigProvider>
   );
@@ -90,15 +140,18 @@ export function Viewer(props: ViewerProps) {
 
 const EMPTY: ViewerSnapshot = { viewports: [], measurements: [], tool: 'windowLevel', sync: false };
 
-function ViewerScreen({ studies, masked, sideBySide, autoLoad, session: hosted, onClose }: ViewerProps) {
-  const { t } = useTranslate();
-  const { token } = theme.useToken();
+/**
+ * The screen: viewports first, then the controls (toolbar, series and measurement
+ * panels, scrollbars). The controls are antd components in the dark theme, whose styles
+ * antd generates on their first render in the page (a few hundred ms of the main thread
+ * in a new window on a busy 2-core machine): they come once the first image is drawn (or
+ * a viewport failed, or nothing loads by itself), at the latest CONTROLS_WAIT_MS after
+ * the studies came (or the screen, if the studies are slow to come), in the place their
+ * stand-ins kept for them. The wheel, the keys and the mouse tools work from the start.
+ */
+function ViewerScreen(props: ViewerProps) {
+  const { studies, sideBySide, autoLoad, session: hosted } = props;
   const [api, setApi] = useState<ViewerApi>();
-  const [grid, setGrid] = useState<Grid>(() => (sideBySide ? gridFor(studies.length) : { rows: 1, columns: 1 }));
-  const [active, setActive] = useState(viewportId(0));
-  const [fps, setFps] = useState<number>();
-  const [settings, setSettings] = useState(false);
-  const root = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (hosted) {
@@ -115,9 +168,49 @@ function ViewerScreen({ studies, masked, sideBySide, autoLoad, session: hosted, 
 
   const subscribe = useCallback((fn: () => void) => (api ? api.subscribe(fn) : () => undefined), [api]);
   const snap = useSyncExternalStore(subscribe, () => api?.snapshot() ?? EMPTY);
+  // The first image is up, or nothing will come by itself.
+  const shown = !autoLoad || snap.viewports.some((v) => v.rendered || v.error) || (studies.length > 0 && !studies.some((s) => s.series.length));
+  const [controls, setControls] = useState(false);
+  useEffect(() => {
+    if (controls) return undefined;
+    const show = () => startTransition(() => setControls(true));
+    if (shown) {
+      show();
+      return undefined;
+    }
+    // Counted again from the studies' coming: not set off while their first image loads.
+    const timer = setTimeout(show, CONTROLS_WAIT_MS);
+    return () => clearTimeout(timer);
+  }, [controls, shown, studies]);
+  return <ViewerLayout {...props} api={api} snap={snap} controls={controls} />;
+}
+
+interface LayoutProps extends ViewerProps {
+  api?: ViewerApi;
+  snap: ViewerSnapshot;
+  /** The controls may render (else stand-ins of their size). */
+  controls: boolean;
+}
+
+function ViewerLayout({ studies, masked, sideBySide, autoLoad, onClose, api, snap, controls }: LayoutProps) {
+  const { t } = useTranslate();
+  const [grid, setGrid] = useState<Grid>(() => (sideBySide ? gridFor(studies.length) : { rows: 1, columns: 1 }));
+  const [active, setActive] = useState(viewportId(0));
+  const [fps, setFps] = useState<number>();
+  const [settings, setSettings] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  // Side by side, a viewport per study: the studies may come after the screen (a host that asks the server).
+  const count = studies.length;
+  useEffect(() => {
+    if (sideBySide && count) setGrid(gridFor(count));
+  }, [sideBySide, count]);
   const byId = useMemo(() => new Map(snap.viewports.map((v) => [v.id, v])), [snap]);
   const current = byId.get(active);
   const studyOf = useCallback((uid?: string) => studies.find((s) => s.studyUid === uid), [studies]);
+  // When the controls are on the screen (the bench reads it).
+  useEffect(() => {
+    if (controls) performance.mark('viewer:controls');
+  }, [controls]);
 
   // Keys anywhere on the screen move the active viewport's stack, unless typing in a field or a dialog.
   useEffect(() => {
@@ -140,78 +233,48 @@ function ViewerScreen({ studies, masked, sideBySide, autoLoad, session: hosted, 
   const playing = !!current?.playing;
   const rate = fps ?? current?.frameRate ?? DEFAULT_FPS;
 
-  const tb = (key: string, title: string, icon: JSX.Element, onClick: () => void, extra: { type?: 'primary'; disabled?: boolean } = {}) => (
-    <Tooltip title={title} key={key}>
-      <Button size="small" icon={icon} onClick={onClick} data-testid={`viewer-${key}`} aria-label={title} {...extra} />
-    </Tooltip>
-  );
-
   return (
     <div
       ref={root}
       tabIndex={-1}
       data-testid="viewer"
       data-masked={masked ? 'true' : 'false'}
-      style={{ position: 'fixed', inset: 0, display: 'flex', flexDirection: 'column', background: '#000', color: token.colorText, outline: 'none' }}
+      style={{ position: 'fixed', inset: 0, display: 'flex', flexDirection: 'column', background: '#000', outline: 'none' }}
     >
-      <div style={{ display: 'flex', alignItems: 'center', gap: 8, padding: '6px 8px', background: token.colorBgContainer, borderBottom: `1px solid ${token.colorBorder}`, flexWrap: 'wrap' }}>
-        <Space.Compact>
-          {TOOL_KEYS.map((key) =>
-            tb(`tool-${key}`, t(k(`tool.${key}`)), TOOL_ICONS[key], () => api?.setTool(key), { type: snap.tool === key ? 'primary' : undefined }),
-          )}
-        </Space.Compact>
-        <Dropdown
-          trigger={['click']}
-          menu={{
-            items: PRESET_KEYS.map((key) => ({ key, label: <span data-testid={`viewer-preset-${key}`}>{t(k(`preset.${key}`))}</span> })),
-            onClick: ({ key }) => api?.applyPreset(active, key as PresetKey),
-          }}
-        >
-          <Button size="small" icon={<BgColorsOutlined />} data-testid="viewer-presets">
-            {t(k('presets'))}
-          </Button>
-        </Dropdown>
-        <Space.Compact>
-          {tb('rotate', t(k('rotate')), <RedoOutlined />, () => api?.rotate(active))}
-          {tb('flipH', t(k('flipH')), <SwapOutlined />, () => api?.flip(active, 'horizontal'))}
-          {tb('flipV', t(k('flipV')), <SwapOutlined rotate={90} />, () => api?.flip(active, 'vertical'))}
-          {tb('invert', t(k('invert')), <BgColorsOutlined />, () => api?.invert(active))}
-          {tb('reset', t(k('reset')), <UndoOutlined />, () => api?.reset(active))}
-        </Space.Compact>
-        <Space.Compact>
-          {tb('cine', t(k(playing ? 'stop' : 'play')), playing ? <PauseOutlined /> : <CaretRightOutlined />, () =>
-            playing ? api?.stop(active) : api?.play(active, rate),
-          )}
-          <InputNumber
-            size="small"
-            min={1}
-            max={60}
-            value={rate}
-            onChange={(v) => setFps(typeof v === 'number' ? v : undefined)}
-            addonAfter={t(k('fps'))}
-            style={{ width: 110 }}
-            data-testid="viewer-fps"
-          />
-        </Space.Compact>
-        <LayoutPicker grid={grid} onPick={setGrid} t={t} />
-        {(sideBySide || cells.length > 1) &&
-          tb('sync', t(k(snap.sync ? 'syncOn' : 'syncOff')), <LinkOutlined />, () => api?.setSync(!snap.sync), { type: snap.sync ? 'primary' : undefined })}
-        <div style={{ flex: 1 }} />
-        {tb('settings', t(k('settings.title')), <SettingOutlined />, () => setSettings(true))}
-        {tb('close', t(k('close')), <CloseOutlined />, onClose)}
-      </div>
-      <div style={{ flex: 1, display: 'flex', minHeight: 0 }}>
-        <SeriesPanel
-          studies={studies}
-          shown={snap.viewports}
-          // Thumbnails are rendered by the server: asked for once the first image is up, not in its way.
-          thumbnails={!autoLoad || snap.viewports.some((v) => v.rendered || v.error)}
-          onPick={(studyUid, seriesUid) => {
-            void api?.loadSeries(active, studyUid, seriesUid);
-            root.current?.focus();
-          }}
+      {controls ? (
+        <Toolbar
+          api={api}
+          snap={snap}
+          active={active}
+          playing={playing}
+          rate={rate}
+          onRate={setFps}
+          grid={grid}
+          onGrid={setGrid}
+          syncable={sideBySide || cells.length > 1}
+          onSettings={() => setSettings(true)}
+          onClose={onClose}
           t={t}
         />
+      ) : (
+        <div style={{ flex: 'none', height: TOOLBAR_HEIGHT }} />
+      )}
+      <div style={{ flex: 1, display: 'flex', minHeight: 0 }}>
+        {controls ? (
+          <SeriesPanel
+            studies={studies}
+            shown={snap.viewports}
+            // Thumbnails are rendered by the server: asked for once the first image is up, not in its way.
+            thumbnails={!autoLoad || snap.viewports.some((v) => v.rendered || v.error)}
+            onPick={(studyUid, seriesUid) => {
+              void api?.loadSeries(active, studyUid, seriesUid);
+              root.current?.focus();
+            }}
+            t={t}
+          />
+        ) : (
+          <div style={{ flex: 'none', width: SERIES_WIDTH, padding: 6, borderRight: '1px solid transparent' }} />
+        )}
         <div
           data-testid="viewer-grid"
           data-grid={gridText(grid)}
@@ -225,6 +288,7 @@ function ViewerScreen({ studies, masked, sideBySide, autoLoad, session: hosted, 
               info={byId.get(id)}
               study={studyOf(byId.get(id)?.studyUid)}
               masked={masked}
+              controls={controls}
               active={id === active}
               onActivate={() => {
                 setActive(id);
@@ -234,9 +298,99 @@ function ViewerScreen({ studies, masked, sideBySide, autoLoad, session: hosted, 
             />
           ))}
         </div>
-        <MeasurementPanel measurements={snap.measurements} onRemove={(uid) => api?.removeMeasurement(uid)} t={t} />
+        {controls ? (
+          <MeasurementPanel measurements={snap.measurements} onRemove={(uid) => api?.removeMeasurement(uid)} t={t} />
+        ) : (
+          <div style={{ flex: 'none', width: MEASUREMENTS_WIDTH, padding: 8, borderLeft: '1px solid transparent' }} />
+        )}
       </div>
       {settings && <ViewerSettings onClose={() => setSettings(false)} />}
+    </div>
+  );
+}
+
+interface ToolbarProps {
+  api?: ViewerApi;
+  snap: ViewerSnapshot;
+  active: string;
+  playing: boolean;
+  rate: number;
+  onRate(fps: number | undefined): void;
+  grid: Grid;
+  onGrid(g: Grid): void;
+  syncable: boolean;
+  onSettings(): void;
+  onClose(): void;
+  t: (key: string) => string;
+}
+
+function Toolbar({ api, snap, active, playing, rate, onRate, grid, onGrid, syncable, onSettings, onClose, t }: ToolbarProps) {
+  const { token } = theme.useToken();
+  const tb = (key: string, title: string, icon: JSX.Element, onClick: () => void, extra: { type?: 'primary'; disabled?: boolean } = {}) => (
+    <Tooltip title={title} key={key}>
+      <Button size="small" icon={icon} onClick={onClick} data-testid={`viewer-${key}`} aria-label={title} {...extra} />
+    </Tooltip>
+  );
+  return (
+    <div
+      style={{
+        flex: 'none',
+        boxSizing: 'border-box',
+        minHeight: TOOLBAR_HEIGHT,
+        display: 'flex',
+        alignItems: 'center',
+        flexWrap: 'wrap',
+        gap: 8,
+        padding: '6px 8px',
+        color: token.colorText,
+        background: token.colorBgContainer,
+        borderBottom: `1px solid ${token.colorBorder}`,
+      }}
+    >
+      <Space.Compact>
+        {TOOL_KEYS.map((key) =>
+          tb(`tool-${key}`, t(k(`tool.${key}`)), TOOL_ICONS[key], () => api?.setTool(key), { type: snap.tool === key ? 'primary' : undefined }),
+        )}
+      </Space.Compact>
+      <Dropdown
+        trigger={['click']}
+        menu={{
+          items: PRESET_KEYS.map((key) => ({ key, label: <span data-testid={`viewer-preset-${key}`}>{t(k(`preset.${key}`))}</span> })),
+          onClick: ({ key }) => api?.applyPreset(active, key as PresetKey),
+        }}
+      >
+        <Button size="small" icon={<BgColorsOutlined />} data-testid="viewer-presets">
+          {t(k('presets'))}
+        </Button>
+      </Dropdown>
+      <Space.Compact>
+        {tb('rotate', t(k('rotate')), <RedoOutlined />, () => api?.rotate(active))}
+        {tb('flipH', t(k('flipH')), <SwapOutlined />, () => api?.flip(active, 'horizontal'))}
+        {tb('flipV', t(k('flipV')), <SwapOutlined rotate={90} />, () => api?.flip(active, 'vertical'))}
+        {tb('invert', t(k('invert')), <BgColorsOutlined />, () => api?.invert(active))}
+        {tb('reset', t(k('reset')), <UndoOutlined />, () => api?.reset(active))}
+      </Space.Compact>
+      <Space.Compact>
+        {tb('cine', t(k(playing ? 'stop' : 'play')), playing ? <PauseOutlined /> : <CaretRightOutlined />, () =>
+          playing ? api?.stop(active) : api?.play(active, rate),
+        )}
+        <InputNumber
+          size="small"
+          min={1}
+          max={60}
+          value={rate}
+          onChange={(v) => onRate(typeof v === 'number' ? v : undefined)}
+          addonAfter={t(k('fps'))}
+          style={{ width: 110 }}
+          data-testid="viewer-fps"
+        />
+      </Space.Compact>
+      <LayoutPicker grid={grid} onPick={onGrid} t={t} />
+      {syncable &&
+        tb('sync', t(k(snap.sync ? 'syncOn' : 'syncOff')), <LinkOutlined />, () => api?.setSync(!snap.sync), { type: snap.sync ? 'primary' : undefined })}
+      <div style={{ flex: 1 }} />
+      {tb('settings', t(k('settings.title')), <SettingOutlined />, onSettings)}
+      {tb('close', t(k('close')), <CloseOutlined />, onClose)}
     </div>
   );
 }
@@ -346,12 +500,14 @@ interface CellProps {
   info?: ViewportInfo;
   study?: ViewerStudy;
   masked: boolean;
+  /** The scrollbar may render (an antd Slider: it comes with the other controls). */
+  controls: boolean;
   active: boolean;
   onActivate(): void;
   t: (key: string, p?: Record<string, unknown>) => string;
 }
 
-function ViewportCell({ id, api, info, study, masked, active, onActivate, t }: CellProps) {
+function ViewportCell({ id, api, info, study, masked, controls, active, onActivate, t }: CellProps) {
   const element = useRef<HTMLDivElement>(null);
   const [dragOver, setDragOver] = useState(false);
   useLayoutEffect(() => {
@@ -381,6 +537,8 @@ function ViewportCell({ id, api, info, study, masked, active, onActivate, t }: C
         ? t(k('empty'))
         : '';
   const total = info?.total ?? 0;
+  // The scrollbar's room is kept until the stack is known to be one image: the viewport does not shrink as its first image comes.
+  const scrollbar = total !== 1;
 
   return (
     <div
@@ -413,12 +571,12 @@ function ViewportCell({ id, api, info, study, masked, active, onActivate, t }: C
         data-total={total}
         data-loaded={info?.loaded ?? 0}
         onContextMenu={(e) => e.preventDefault()}
-        style={{ position: 'absolute', inset: 0, right: total > 1 ? 18 : 0 }}
+        style={{ position: 'absolute', inset: 0, right: scrollbar ? 18 : 0 }}
       />
       {corner(overlay?.topLeft, { top: 4, left: 6 })}
-      {corner(overlay?.topRight, { top: 4, right: total > 1 ? 24 : 6, textAlign: 'right' })}
+      {corner(overlay?.topRight, { top: 4, right: scrollbar ? 24 : 6, textAlign: 'right' })}
       {corner(overlay?.bottomLeft, { bottom: 4, left: 6 })}
-      {corner(overlay?.bottomRight, { bottom: 4, right: total > 1 ? 24 : 6, textAlign: 'right' })}
+      {corner(overlay?.bottomRight, { bottom: 4, right: scrollbar ? 24 : 6, textAlign: 'right' })}
       {info && total > 1 && info.loaded < total && (
         <div data-testid="viewport-progress" style={{ position: 'absolute', top: 0, left: 0, height: 2, width: `${(100 * info.loaded) / total}%`, background: '#1677ff' }} />
       )}
@@ -430,7 +588,7 @@ function ViewportCell({ id, api, info, study, masked, active, onActivate, t }: C
           {message}
         </div>
       )}
-      {total > 1 && (
+      {controls && total > 1 && (
         <div style={{ position: 'absolute', top: 8, bottom: 8, right: 2, width: 14 }} onMouseDown={(e) => e.stopPropagation()}>
           <Slider
             vertical
@@ -452,7 +610,7 @@ function ViewportCell({ id, api, info, study, masked, active, onActivate, t }: C
 function MeasurementPanel({ measurements, onRemove, t }: { measurements: Measurement[]; onRemove(uid: string): void; t: (key: string, p?: Record<string, unknown>) => string }) {
   const { token } = theme.useToken();
   return (
-    <div data-testid="viewer-measurements" style={{ width: 200, overflowY: 'auto', padding: 8, background: token.colorBgContainer, borderLeft: `1px solid ${token.colorBorder}` }}>
+    <div data-testid="viewer-measurements" style={{ width: 200, overflowY: 'auto', padding: 8, color: token.colorText, background: token.colorBgContainer, borderLeft: `1px solid ${token.colorBorder}` }}>
       <Typography.Text strong>{t(k('measurements'))}</Typography.Text>
       <Divider style={{ margin: '6px 0' }} />
       {!measurements.length && <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t(k('noMeasurements'))} />}

@@ -10,9 +10,10 @@
  * annotations (once images under way have landed); the last session also the workers
  * and caches (./cornerstone.ts).
  *
- * User Timing marks time the first series shown (the bench reads them): viewer:open,
- * viewer:metadata (its WADO-RS metadata in), viewer:first-decoded, viewer:first-image
- * (drawn), viewer:series-loaded (every image fetched and decoded).
+ * User Timing marks time the first series shown (the bench reads them): viewer:open
+ * (its WADO-RS metadata asked for: the viewer knows what to show), viewer:metadata (that
+ * metadata in), viewer:first-decoded, viewer:first-image (drawn on the viewport's
+ * canvas), viewer:series-loaded (every image fetched and decoded).
  */
 import {
   Enums as CoreEnums,
@@ -26,8 +27,8 @@ import {
 } from '@cornerstonejs/core';
 import dicomImageLoader from '@cornerstonejs/dicom-image-loader';
 import { Enums as ToolEnums, ToolGroupManager, annotation, utilities as toolUtilities } from '@cornerstonejs/tools';
-import { SCROLL_TOOL, TOOLS, acquireCornerstone, releaseCornerstone } from './cornerstone';
-import { buildStack, fetchSeriesMetadata, type SeriesStack } from './dicomweb';
+import { SCROLL_TOOL, TOOLS, acquireCornerstone, handOver, releaseCornerstone, renderBackend } from './cornerstone';
+import { buildStack, fetchFrame, fetchSeriesMetadata, type SeriesStack } from './dicomweb';
 import { gridFor, viewportId as cellId, type Grid } from './layout';
 import { CT_PRESETS, toVoiRange, type PresetKey, type VoiRange } from './presets';
 import { MEASURING_TOOLS, type ToolKey } from './tools';
@@ -39,6 +40,8 @@ type Listener = (e: Event) => void;
 interface Cell {
   id: string;
   element?: HTMLDivElement;
+  /** Watches the element's size: Cornerstone sizes its canvas only when told to (resize). */
+  sizer?: ResizeObserver;
   listeners: Array<[string, Listener]>;
   studyUid?: string;
   seriesUid?: string;
@@ -63,11 +66,14 @@ let sessions = 0;
 const INFLIGHT_WAIT_MS = 10_000;
 /** Images of a series fetched at once ahead of the reader (the browser's connections per host). */
 const PREFETCH_STREAMS = 6;
+/** Longest wait for the frame that draws a series' first image before the rest of it is fetched. */
+const PREFETCH_WAIT_MS = 500;
 
 const ANNOTATION_EVENTS = [ToolEnums.Events.ANNOTATION_COMPLETED, ToolEnums.Events.ANNOTATION_MODIFIED, ToolEnums.Events.ANNOTATION_REMOVED];
 const TOOL_OF = new Map<string, ToolKey>(Object.entries(TOOLS).map(([key, tool]) => [tool.toolName, key as ToolKey]));
 
 export interface SessionOptions {
+  /** The studies it may show (more may come with setStudies). */
   studies: ViewerStudy[];
   /** Origin of DICOMweb (the page's own unless the build says otherwise). */
   base: string;
@@ -93,9 +99,10 @@ export class ViewerSession implements ViewerApi {
   private frame = 0;
   private readonly timed = new Set<string>();
   private disposed = false;
+  private studies: ViewerStudy[];
 
   constructor(private readonly options: SessionOptions) {
-    this.timing('viewer:open');
+    this.studies = options.studies;
     this.on(eventTarget, CoreEnums.Events.IMAGE_LOADED, () => this.timing('viewer:first-decoded'));
     this.on(eventTarget, CoreEnums.Events.IMAGE_LOAD_FAILED, (e) => this.loadFailed(e as CustomEvent));
     for (const name of ANNOTATION_EVENTS) this.on(eventTarget, name, () => this.changed());
@@ -143,6 +150,10 @@ export class ViewerSession implements ViewerApi {
     return this.layout;
   }
 
+  setStudies(studies: ViewerStudy[]): void {
+    this.studies = studies;
+  }
+
   attach(viewportId: string, element: HTMLDivElement): void {
     if (this.disposed) return;
     const cell = this.cell(viewportId);
@@ -156,6 +167,15 @@ export class ViewerSession implements ViewerApi {
     this.listen(cell, E.VOI_MODIFIED, (e) => this.voiModified(cell, (e as CustomEvent<{ range: VoiRange; invert?: boolean }>).detail));
     this.listen(cell, E.CAMERA_MODIFIED, () => this.cameraModified(cell));
     this.listen(cell, E.IMAGE_RENDERED, () => this.rendered(cell));
+    let size = `${element.clientWidth}x${element.clientHeight}`;
+    cell.sizer = new ResizeObserver(() => {
+      const now = `${element.clientWidth}x${element.clientHeight}`;
+      if (now === size || this.disposed) return;
+      size = now;
+      // The canvas takes the element's new size; the images keep their place and zoom.
+      this.engine?.resize(true, true);
+    });
+    cell.sizer.observe(element);
     this.holdContext(viewportId);
     if (cell.studyUid && cell.seriesUid) void this.show(cell);
     this.changed();
@@ -167,6 +187,8 @@ export class ViewerSession implements ViewerApi {
     this.stopClip(cell);
     for (const [name, fn] of cell.listeners) cell.element.removeEventListener(name, fn);
     cell.listeners = [];
+    cell.sizer?.disconnect();
+    cell.sizer = undefined;
     this.holdContext(viewportId);
     ToolGroupManager.getToolGroup(this.id)?.removeViewports(this.id, viewportId);
     if (!this.disposed) this.engine?.disableElement(viewportId);
@@ -236,6 +258,9 @@ export class ViewerSession implements ViewerApi {
     const vp = this.viewport(viewportId);
     if (!vp) return;
     vp.resetCamera();
+    // Drawing on the CPU, Cornerstone's reset keeps the rotation and the flips it reports: both put back here.
+    vp.setCamera({ flipHorizontal: false, flipVertical: false });
+    vp.setViewPresentation({ rotation: 0 });
     vp.resetProperties();
     vp.render();
     const cell = this.cell(viewportId);
@@ -305,6 +330,7 @@ export class ViewerSession implements ViewerApi {
       this.holdContext(cell.id);
       if (cell.element) for (const [name, fn] of cell.listeners) cell.element.removeEventListener(name, fn);
       cell.listeners = [];
+      cell.sizer?.disconnect();
       cell.load += 1;
     }
     this.disposed = true;
@@ -352,7 +378,7 @@ export class ViewerSession implements ViewerApi {
   // ----- loading -----
 
   private study(studyUid: string): ViewerStudy {
-    const study = this.options.studies.find((s) => s.studyUid === studyUid);
+    const study = this.studies.find((s) => s.studyUid === studyUid);
     if (!study) throw new Error(`study ${studyUid} is not open in this viewer`);
     return study;
   }
@@ -361,9 +387,13 @@ export class ViewerSession implements ViewerApi {
     const key = `${studyUid}/${seriesUid}`;
     let p = this.stacks.get(key);
     if (!p) {
+      // Which way the images are drawn goes with it (the bench prints it).
+      this.timing('viewer:open', { render: renderBackend() });
       p = fetchSeriesMetadata(studyUid, seriesUid).then((metadata) => {
         this.timing('viewer:metadata');
-        return buildStack(this.options.base, studyUid, seriesUid, metadata);
+        const stack = buildStack(this.options.base, studyUid, seriesUid, metadata);
+        this.preload(stack);
+        return stack;
       });
       this.stacks.set(key, p);
       p.catch(() => this.stacks.delete(key));
@@ -386,7 +416,6 @@ export class ViewerSession implements ViewerApi {
     }
     const vp = this.viewport(cell.id);
     if (load !== cell.load || !vp || this.disposed) return;
-    this.register(stack);
     cell.stack = stack;
     if (stack.undecodable.length) {
       cell.error = { kind: 'undecodable', syntaxes: stack.undecodable };
@@ -398,18 +427,32 @@ export class ViewerSession implements ViewerApi {
       this.changed();
       return;
     }
-    this.changed();
+    // No news until the first image is drawn (rendered): its frame is under way, and the main thread is better left to it.
+    this.registerFirst(stack);
     try {
       await vp.setStack(stack.imageIds, 0);
     } catch (e) {
+      this.register(stack);
       if (load === cell.load && !this.disposed) cell.error = { kind: 'loadFailed', detail: describe(e) };
       this.changed();
       return;
     }
+    // The others' metadata while the first image waits for its frame to be drawn in.
+    this.register(stack);
     if (load !== cell.load || this.disposed) return;
     vp.render();
     this.cameraModified(cell);
-    this.prefetch(cell, stack, load);
+    // The rest of the series once the first image is drawn (the frame it is drawn in comes
+    // first: starting six requests takes the page's main thread too), or after
+    // PREFETCH_WAIT_MS where no frame comes (a window in the background draws nothing).
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      this.prefetch(cell, stack, load);
+    };
+    requestAnimationFrame(start);
+    setTimeout(start, PREFETCH_WAIT_MS);
   }
 
   /**
@@ -448,14 +491,41 @@ export class ViewerSession implements ViewerApi {
     for (let k = 0; k < PREFETCH_STREAMS; k++) void stream();
   }
 
-  /** Hands the stack's metadata to the image loader (after Cornerstone started: starting empties it). */
+  /**
+   * The stack's first image (the one a viewport opens on) is fetched as soon as its
+   * metadata is in, by the session itself (a plain fetch, its multipart body opened
+   * without reading the frame through, ./dicomweb.ts), before the loader is even given
+   * the series' metadata, and decoded by the loader at the viewport's own priority: its
+   * fetch and decode overlap the screen's first render and the viewport's set-up, and
+   * the viewport finds it in the cache.
+   */
+  private preload(stack: SeriesStack) {
+    if (this.disposed || stack.undecodable.length || !stack.imageIds.length) return;
+    const imageId = stack.imageIds[0];
+    if (cache.getImageLoadObject(imageId)) return;
+    const frame = fetchFrame(imageId.slice(imageId.indexOf(':') + 1));
+    this.registerFirst(stack);
+    handOver(imageId, frame, { priority: -5, requestType: CoreEnums.RequestType.Interaction }).catch(() => undefined);
+  }
+
+  /**
+   * Hands the stack's metadata to the image loader (after Cornerstone started: starting
+   * empties it), the first image's alone first (registerFirst): the loader reads an
+   * instance's attributes from its first frame's entry (multi-frame ones too).
+   */
   private register(stack: SeriesStack) {
     if (this.registered.has(stack)) return;
-    // The loader reads an instance's attributes from its first frame's entry (multi-frame ones too).
     for (const [imageId, instance] of stack.instanceOf) {
       if (imageId.endsWith('/frames/1')) dicomImageLoader.wadors.metaDataManager.add(imageId, instance.metadata as never);
     }
     this.registered.add(stack);
+  }
+
+  /** The first image's metadata (a stack opens on its first frame, its first instance's). */
+  private registerFirst(stack: SeriesStack) {
+    const imageId = stack.imageIds[0];
+    if (this.registered.has(stack) || !imageId) return;
+    dicomImageLoader.wadors.metaDataManager.add(imageId, stack.instanceOf.get(imageId)!.metadata as never);
   }
 
   private loadFailed(e: CustomEvent<{ imageId?: string; error?: unknown }>) {
@@ -475,7 +545,8 @@ export class ViewerSession implements ViewerApi {
     const expected = this.expectedIndex.get(cell.id);
     this.expectedIndex.delete(cell.id);
     if (cell.error?.kind === 'loadFailed') cell.error = undefined;
-    this.changed();
+    // Before its first image is drawn, the viewport's news wait for the draw (rendered): the screen's update does not go first.
+    if (cell.rendered) this.changed();
     if (!this.sync || expected === index || index === before) return;
     const delta = index - before;
     for (const other of this.partners(cell)) {
@@ -495,7 +566,7 @@ export class ViewerSession implements ViewerApi {
     const key = voiKey(cell.voi);
     const expected = this.expectedVoi.get(cell.id);
     this.expectedVoi.delete(cell.id);
-    this.changed();
+    if (cell.rendered) this.changed();
     if (!this.sync || expected === key) return;
     for (const other of this.partners(cell)) {
       const vp = this.viewport(other.id);
@@ -574,10 +645,10 @@ export class ViewerSession implements ViewerApi {
   }
 
   /** A User Timing mark, the first time only in this session (the bench reads them). */
-  private timing(name: string) {
+  private timing(name: string, detail?: Record<string, string>) {
     if (this.timed.has(name)) return;
     this.timed.add(name);
-    performance.mark(name);
+    performance.mark(name, { detail });
   }
 
   private stopClip(cell: Cell) {

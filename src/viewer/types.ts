@@ -87,6 +87,8 @@ export interface ViewerApi {
   openComparison(studyUids: string[]): Promise<void>;
   /** The grid the host should lay out (a comparison sets it). */
   grid(): Grid;
+  /** The studies it may show, when they come after it opened (a page that asks the server while the screen starts). */
+  setStudies(studies: ViewerStudy[]): void;
   attach(viewportId: string, element: HTMLDivElement): void;
   detach(viewportId: string): void;
   loadSeries(viewportId: string, studyUid: string, seriesUid: string): Promise<void>;

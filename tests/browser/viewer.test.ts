@@ -12,7 +12,9 @@
  * 6. rotate, flip, invert, reset show in the overlay; cine plays and stops; then
  *    settings → single screen: the viewer opens in the list's own tab
  * 7. 20 open/close cycles leave no live WebGL context and no worker (counted by
- *    wrapping getContext and Worker before the page loads)
+ *    wrapping getContext and Worker before the page loads), with the viewer forced to
+ *    draw with WebGL (headless Chromium's WebGL has no GPU: the viewer would draw on the
+ *    CPU, with no context to leak)
  * 8. comparison from the exam list: 1 and 17 studies are refused with the spec's words,
  *    3 open side by side, scrolling one scrolls them all
  * 9. compressed studies (dcmtk: RLE, JPEG lossless, JPEG-LS, JPEG 12-bit; img2dcm: an
@@ -28,6 +30,7 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { syntheticSeries, type SyntheticSeriesOptions } from '../../mock/dicom';
 import { encodeJpeg } from '../../server/lib/jpeg';
+import { RENDER_OVERRIDE_KEY } from '@/viewer/backend';
 import { authed, login } from '../support/auth';
 import { openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
@@ -309,6 +312,17 @@ describe('the diagnostic viewer in Chromium', () => {
   test('20 open/close cycles of the viewer leave no live WebGL context and no worker', async () => {
     const { page } = b;
     await b.context.addInitScript(LEAK_PROBE);
+    // The WebGL path, whose contexts can leak, until the next test reloads the page.
+    await page.evaluate((key) => localStorage.setItem(key, 'gpu'), RENDER_OVERRIDE_KEY);
+    try {
+      await leakCycles();
+    } finally {
+      await page.evaluate((key) => localStorage.removeItem(key), RENDER_OVERRIDE_KEY);
+    }
+  }, 300_000);
+
+  async function leakCycles() {
+    const { page } = b;
     await examRow();
     const probe = () => page.evaluate(() => (window as unknown as { __viewerProbe(): Probe }).__viewerProbe());
     /** The count once the workers are gone (a dispose lets images under way land first), or as it stands after 20 s. */
@@ -346,7 +360,7 @@ describe('the diagnostic viewer in Chromium', () => {
     expect(closed.webglCreated).toBeGreaterThanOrEqual(20);
     expect(closed.workersCreated).toBeGreaterThan(open.workersCreated);
     expect({ webgl: closed.webgl, workers: closed.workers }).toEqual({ webgl: baseline!.webgl, workers: 0 });
-  }, 300_000);
+  }
 
   test('comparison from the exam list: 1 and 17 studies are refused in the spec’s words, 3 open side by side and scroll together', async () => {
     const { page } = b;

@@ -6,6 +6,11 @@
  * - WADO-RS metadata → stack: slices in space order (not arrival or instance order),
  *   one 'wadors:' id per frame of a multi-frame instance, its cine rate, syntaxes the
  *   browser cannot decode named
+ * - a frame as the platform's WADO-RS sends it (a one-part multipart/related body): its
+ *   bytes (at an even offset, whatever the part head's length) and transfer syntax;
+ *   anything else is left to the image loader
+ * - drawing: WebGL with a GPU, the CPU where WebGL is a software rasterizer or missing,
+ *   either when the page forces it
  * - overlay: DICOM's patient name and ID, or the server's masked ones when masked;
  *   slice, position and window lines
  * - launching: single screen navigates this tab; dual with "new window" opens one
@@ -19,7 +24,10 @@ import { syntheticSeries } from '../../mock/dicom';
 import { dialogNames } from '@/schema/dialogs';
 import { visibleRowActions } from '@/schema/rowActions';
 import { views } from '@/schema/views';
-import { buildStack, sortInstances, instanceInfo, type DicomJson } from '@/viewer/dicomweb';
+import { Readable } from 'node:stream';
+import { multipartStream } from '../../server/dicomweb/multipart';
+import { chooseBackend } from '@/viewer/backend';
+import { buildStack, framePart, sortInstances, instanceInfo, type DicomJson } from '@/viewer/dicomweb';
 import { cellCount, gridFor } from '@/viewer/layout';
 import { autoLoads, FALLBACK_BOX, launchViewer, opensWindow, pickScreens, share, viewerPath, type ScreenBox } from '@/viewer/launch';
 import { overlayOf } from '@/viewer/overlay';
@@ -87,6 +95,48 @@ describe('WADO-RS metadata to a stack', () => {
     expect(mpeg.undecodable).toEqual(['1.2.840.10008.1.2.4.100']);
     const jpeg = buildStack('', '1', '2', [meta('3.2', 1, 0, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.90'] } })]);
     expect(jpeg.undecodable).toEqual([]);
+  });
+});
+
+describe('a frame in a multipart/related body', () => {
+  const body = async (boundary: string, type: string, bytes: Buffer) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of multipartStream(boundary, [{ headers: { 'Content-Type': type }, body: bytes }]) as Readable) chunks.push(chunk as Buffer);
+    return new Uint8Array(Buffer.concat(chunks));
+  };
+  const pixels = Buffer.from(Uint16Array.from({ length: 4096 }, (_, i) => (i * 37) % 4096).buffer);
+
+  test('its bytes and transfer syntax, as the platform sends a frame', async () => {
+    const frame = framePart(await body('rcloud-0123456789abcdef', 'application/octet-stream; transfer-syntax=1.2.840.10008.1.2.1', pixels));
+    expect(frame?.transferSyntaxUid).toBe('1.2.840.10008.1.2.1');
+    expect(Buffer.from(frame!.pixelData)).toEqual(pixels);
+    // A compressed frame keeps its own media type; a boundary of odd length still leaves the bytes where 16-bit words can view them.
+    const packed = framePart(await body('odd-1', 'image/jls; transfer-syntax="1.2.840.10008.1.2.4.80"', pixels.subarray(0, 1001)));
+    expect(packed?.transferSyntaxUid).toBe('1.2.840.10008.1.2.4.80');
+    expect(packed!.pixelData.byteOffset % 2).toBe(0);
+    expect(Buffer.from(packed!.pixelData)).toEqual(pixels.subarray(0, 1001));
+    expect(new Uint16Array(frame!.pixelData.buffer, frame!.pixelData.byteOffset, 4096)[5]).toBe(185);
+  });
+
+  test('anything else is left to the image loader', async () => {
+    expect(framePart(new Uint8Array(pixels))).toBeUndefined();
+    expect(framePart(await body('b1', 'application/octet-stream', pixels))).toBeUndefined();
+    const cut = await body('b2', 'application/octet-stream; transfer-syntax=1.2.840.10008.1.2.1', pixels);
+    expect(framePart(cut.subarray(0, cut.length - 20))).toBeUndefined();
+  });
+});
+
+describe('drawing', () => {
+  test('WebGL with a GPU; the CPU with a software rasterizer or no WebGL; forced either way by the page', () => {
+    const gpu = { webgl: true, softwareRasterizer: false };
+    const software = { webgl: true, softwareRasterizer: true };
+    expect(chooseBackend(gpu)).toBe('gpu');
+    expect(chooseBackend(software)).toBe('cpu');
+    expect(chooseBackend({ webgl: false, softwareRasterizer: false })).toBe('cpu');
+    expect(chooseBackend(software, 'gpu')).toBe('gpu');
+    expect(chooseBackend(gpu, 'cpu')).toBe('cpu');
+    expect(chooseBackend({ webgl: false, softwareRasterizer: false }, 'gpu')).toBe('cpu');
+    expect(chooseBackend(gpu, 'fast')).toBe('gpu');
   });
 });
 
