@@ -28,7 +28,7 @@ import {
 import dicomImageLoader from '@cornerstonejs/dicom-image-loader';
 import { Enums as ToolEnums, ToolGroupManager, annotation, utilities as toolUtilities } from '@cornerstonejs/tools';
 import { SCROLL_TOOL, TOOLS, acquireCornerstone, handOver, releaseCornerstone, renderBackend } from './cornerstone';
-import { buildStack, fetchFrame, fetchSeriesMetadata, type SeriesStack } from './dicomweb';
+import { fetchFrame, fetchSeriesMetadata, firstImageId, seriesInstances, stackFromInstances, undecodableSyntaxes, type InstanceInfo, type SeriesStack } from './dicomweb';
 import { gridFor, viewportId as cellId, type Grid } from './layout';
 import { CT_PRESETS, toVoiRange, type PresetKey, type VoiRange } from './presets';
 import { MEASURING_TOOLS, type ToolKey } from './tools';
@@ -391,9 +391,10 @@ export class ViewerSession implements ViewerApi {
       this.timing('viewer:open', { render: renderBackend() });
       p = fetchSeriesMetadata(studyUid, seriesUid).then((metadata) => {
         this.timing('viewer:metadata');
-        const stack = buildStack(this.options.base, studyUid, seriesUid, metadata);
-        this.preload(stack);
-        return stack;
+        const instances = seriesInstances(metadata);
+        // The first image's request goes out before the rest of the stack is built.
+        this.preload(firstImageId(this.options.base, studyUid, seriesUid, instances), instances);
+        return stackFromInstances(this.options.base, studyUid, seriesUid, instances);
       });
       this.stacks.set(key, p);
       p.catch(() => this.stacks.delete(key));
@@ -492,19 +493,20 @@ export class ViewerSession implements ViewerApi {
   }
 
   /**
-   * The stack's first image (the one a viewport opens on) is fetched as soon as its
-   * metadata is in, by the session itself (a plain fetch, its multipart body opened
-   * without reading the frame through, ./dicomweb.ts), before the loader is even given
-   * the series' metadata, and decoded by the loader at the viewport's own priority: its
-   * fetch and decode overlap the screen's first render and the viewport's set-up, and
-   * the viewport finds it in the cache.
+   * The stack's first image (the one a viewport opens on, firstImageId) is fetched as
+   * soon as its series' metadata is in and sorted, by the session itself (a plain fetch,
+   * its multipart body opened without reading the frame through, ./dicomweb.ts), before
+   * the stack is built and the loader is given the series' metadata, and decoded by the
+   * loader at the viewport's own priority: its fetch and decode overlap the screen's
+   * first render and the viewport's set-up, and the viewport finds it in the cache. Not
+   * for a series with a syntax the browser cannot decode (the viewport says so instead).
    */
-  private preload(stack: SeriesStack) {
-    if (this.disposed || stack.undecodable.length || !stack.imageIds.length) return;
-    const imageId = stack.imageIds[0];
+  private preload(imageId: string | undefined, instances: InstanceInfo[]) {
+    if (this.disposed || !imageId || undecodableSyntaxes(instances).length) return;
     if (cache.getImageLoadObject(imageId)) return;
     const frame = fetchFrame(imageId.slice(imageId.indexOf(':') + 1));
-    this.registerFirst(stack);
+    // Its instance's attributes (registerFirst's, before the stack exists).
+    dicomImageLoader.wadors.metaDataManager.add(imageId, instances[0].metadata as never);
     handOver(imageId, frame, { priority: -5, requestType: CoreEnums.RequestType.Interaction }).catch(() => undefined);
   }
 

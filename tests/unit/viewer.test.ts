@@ -27,7 +27,7 @@ import { views } from '@/schema/views';
 import { Readable } from 'node:stream';
 import { multipartStream } from '../../server/dicomweb/multipart';
 import { chooseBackend } from '@/viewer/backend';
-import { buildStack, framePart, sortInstances, instanceInfo, type DicomJson } from '@/viewer/dicomweb';
+import { buildStack, firstImageId, framePart, seriesInstances, sortInstances, instanceInfo, undecodableSyntaxes, type DicomJson } from '@/viewer/dicomweb';
 import { cellCount, gridFor } from '@/viewer/layout';
 import { autoLoads, FALLBACK_BOX, launchViewer, opensWindow, pickScreens, share, viewerPath, type ScreenBox } from '@/viewer/launch';
 import { overlayOf } from '@/viewer/overlay';
@@ -95,6 +95,19 @@ describe('WADO-RS metadata to a stack', () => {
     expect(mpeg.undecodable).toEqual(['1.2.840.10008.1.2.4.100']);
     const jpeg = buildStack('', '1', '2', [meta('3.2', 1, 0, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.90'] } })]);
     expect(jpeg.undecodable).toEqual([]);
+  });
+
+  test('the image a stack opens on is known from the sorted instances, before the stack is built', () => {
+    const metadata = [meta('5.3', 1, 7.5), meta('5.1', 3, 2.5, { '00280008': { vr: 'IS', Value: [2] } }), meta('5.2', 2, 5), { '00200013': { vr: 'IS', Value: [0] } }];
+    const instances = seriesInstances(metadata);
+    // The entry without a SOP Instance UID is left out.
+    expect(instances.map((i) => i.sopInstanceUid)).toEqual(['5.1', '5.2', '5.3']);
+    const first = firstImageId('http://h:1', '1.2', '1.2.5', instances);
+    expect(first).toBe('wadors:http://h:1/dicom-web/studies/1.2/series/1.2.5/instances/5.1/frames/1');
+    expect(buildStack('http://h:1', '1.2', '1.2.5', metadata).imageIds[0]).toBe(first);
+    expect(firstImageId('', '1', '2', [])).toBeUndefined();
+    const mixed = seriesInstances([meta('6.1', 1, 0), meta('6.2', 2, 1, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.100'] } }), meta('6.3', 3, 2, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.100'] } })]);
+    expect(undecodableSyntaxes(mixed)).toEqual(['1.2.840.10008.1.2.4.100']);
   });
 });
 
