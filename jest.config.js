@@ -13,6 +13,7 @@ module.exports = {
     '\\.(css|less)$': '<rootDir>/tests/support/styleStub.js',
   },
   globalSetup: '<rootDir>/tests/support/globalSetup.mjs',
+  setupFilesAfterEnv: ['<rootDir>/tests/support/retryBrowser.js'],
   reporters: ['default', '<rootDir>/tests/support/summaryReporter.js'],
   // Browser tests start a server and Chromium; give them room without hiding hangs.
   testTimeout: 60000,
