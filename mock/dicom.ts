@@ -44,6 +44,8 @@ export interface SyntheticSeriesOptions {
   stationName?: string;
   /** Number of instances (slices). */
   count?: number;
+  /** mm from one slice to the next along z (default 2.5); negative numbers the slices from the top down. */
+  sliceSpacing?: number;
   rows?: number;
   columns?: number;
   institutionName?: string;
@@ -95,6 +97,7 @@ export function syntheticSeries(options: SyntheticSeriesOptions = {}): Synthetic
   const rows = options.rows ?? 64;
   const columns = options.columns ?? 64;
   const count = options.count ?? 3;
+  const spacing = options.sliceSpacing ?? 2.5;
   const name = options.patientName ?? '张三';
   const nameEn = options.patientNameEn ?? 'Zhang^San';
   const instances: SyntheticInstance[] = [];
@@ -124,10 +127,10 @@ export function syntheticSeries(options: SyntheticSeriesOptions = {}): Synthetic
       StudyID: '1',
       SeriesNumber: String(seriesNumber),
       InstanceNumber: String(i),
-      ImagePositionPatient: [0, 0, i * 2.5],
+      ImagePositionPatient: [0, 0, i * spacing],
       ImageOrientationPatient: [1, 0, 0, 0, 1, 0],
       SliceThickness: 2.5,
-      SliceLocation: i * 2.5,
+      SliceLocation: i * spacing,
       SamplesPerPixel: 1,
       PhotometricInterpretation: 'MONOCHROME2',
       Rows: rows,

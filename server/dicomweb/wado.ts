@@ -10,6 +10,7 @@ import { caller } from '../plugins/auth';
 import type { DicomJson } from '../pacs/dicomFile';
 import { encodePng } from '../lib/png';
 import { encodeJpeg } from '../lib/jpeg';
+import { instanceInfo, sortInstances } from '../../src/viewer/dicomJson';
 import { TAG } from './dictionary';
 import { DicomWebError, notAcceptable } from './errors';
 import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource } from './frames';
@@ -90,7 +91,24 @@ function sendMetadata(request: FastifyRequest, reply: FastifyReply, study: Study
   const ok = parseAccept(request.headers.accept).some((r) => covers(r.essence, 'application/dicom+json') || covers(r.essence, 'application/json'));
   if (!ok) throw notAcceptable('Metadata is available as application/dicom+json only.');
   const base = serviceUrl(request);
-  return reply.type('application/dicom+json').send(JSON.stringify(instances.map((i) => instanceMetadata(base, study.uid, i))));
+  return reply.type('application/dicom+json').send(JSON.stringify(displayOrder(instances).map((i) => instanceMetadata(base, study.uid, i))));
+}
+
+/**
+ * Each series' instances in the order a viewer shows them (space order, else instance
+ * number: the viewer's own sort), series by series: the viewer asks for the first
+ * instance's frame as soon as that instance is in, before the rest of the answer.
+ */
+function displayOrder(rows: Array<InstanceRow & { metadata?: DicomJson }>): InstanceRow[] {
+  const out: InstanceRow[] = [];
+  for (let start = 0; start < rows.length; ) {
+    let end = start + 1;
+    while (end < rows.length && rows[end].seriesUid === rows[start].seriesUid) end += 1;
+    const series = rows.slice(start, end).map((row) => Object.assign(instanceInfo(row.metadata ?? {}), { row }));
+    for (const i of sortInstances(series)) out.push(i.row);
+    start = end;
+  }
+  return out;
 }
 
 /**

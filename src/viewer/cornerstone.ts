@@ -90,6 +90,13 @@ function startCornerstone(): void {
       return token ? { 'X-Auth-Token': token } : {};
     },
   });
+  // The loader starts its decode workers here, each loading and compiling some 200 KB of
+  // codecs: on a 2-core machine that took a core from the server while it worked on the
+  // series' metadata. Let go at once, they start again with the first frame the loader
+  // hands them (the manager restarts a terminated worker on demand, as for the next
+  // session after releaseCornerstone): the series' prefetch, after the first image,
+  // which decodes on the page.
+  getWebWorkerManager().terminate(DECODE_WORKERS);
   decodeOnPage();
   // The loader looks a frame's bytes up here before it fetches them (its "compressed frame registry").
   metaData.addProvider((type: string, imageId: unknown) => (type === CoreEnums.MetadataModules.COMPRESSED_FRAME_DATA ? handed.get(String(imageId)) : undefined), HANDED_PRIORITY);
@@ -109,6 +116,7 @@ function decodeOnPage(): void {
   type Task = { imageFrame: unknown; transferSyntax: string; pixelData: unknown; decodeConfig: unknown; options?: Record<string, unknown> };
   manager.executeTask = ((workerName: string, methodName: string, args: Task, options?: Parameters<typeof inWorker>[3]) => {
     if (workerName === DECODE_WORKERS && methodName === 'decodeTask' && args?.options?.[ON_PAGE] && NATIVE_SYNTAXES.has(args.transferSyntax)) {
+      pageDecoded = true;
       return decodeImageFrame(args.imageFrame, args.transferSyntax, args.pixelData, args.decodeConfig, args.options, undefined);
     }
     return inWorker(workerName, methodName, args, options);
@@ -140,28 +148,12 @@ export function handOver(imageId: string, frame: Promise<FrameBytes>, options: {
 /** Starts Cornerstone for this page if need be and counts a session in. */
 export function acquireCornerstone(): void {
   startCornerstone();
-  if (open === 0) warmDecoder();
+  if (open === 0) warmPageDecode();
   open += 1;
 }
 
-/**
- * Starts a decode worker now, with a one-pixel frame, rather than with the first image:
- * loading the worker and its codecs then overlaps the series' metadata request.
- */
-function warmDecoder(): void {
-  const pixel = {
-    imageFrame: { bitsAllocated: 16, bitsStored: 16, pixelRepresentation: 0, rows: 1, columns: 1, samplesPerPixel: 1, photometricInterpretation: 'MONOCHROME2' },
-    transferSyntax: '1.2.840.10008.1.2.1',
-    pixelData: new Uint8Array(2),
-    decodeConfig: {},
-    options: { preScale: { enabled: false } },
-  };
-  getWebWorkerManager()
-    ?.executeTask(DECODE_WORKERS, 'decodeTask', pixel)
-    .catch(() => undefined);
-  warmPageDecode();
-}
-
+/** A frame was decoded on the page: warming its code up is of no use any more. */
+let pageDecoded = false;
 /** Pixels of the frame that warms the page's decode: enough for the JIT to compile its per-pixel loops. */
 const WARM_PIXELS = 128 * 128;
 
@@ -169,17 +161,19 @@ const WARM_PIXELS = 128 * 128;
  * Decodes a blank CT-like frame on the page (decodeOnPage's code: byte order, min/max,
  * rescale) while the page waits for the series' metadata: run cold, those loops took
  * ~10 ms of the first 512x512 image's path in a profile (headless Chromium, 2 cores).
+ * In the next task rather than when the page is idle: an idle callback could come only
+ * once the metadata is in, on the first image's path.
  */
 function warmPageDecode(): void {
   const run = () => {
+    if (pageDecoded) return;
     const imageFrame = { bitsAllocated: 16, bitsStored: 12, pixelRepresentation: 0, rows: 128, columns: 128, samplesPerPixel: 1, photometricInterpretation: 'MONOCHROME2' };
     const options = { preScale: { enabled: true, scalingParameters: { rescaleSlope: 1, rescaleIntercept: -1024, modality: 'CT' } } };
     Promise.resolve()
       .then(() => decodeImageFrame(imageFrame, '1.2.840.10008.1.2.1', new Uint8Array(2 * WARM_PIXELS), {}, options, undefined))
       .catch(() => undefined);
   };
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 1000 });
-  else setTimeout(run, 0);
+  setTimeout(run, 0);
 }
 
 /** Counts a session out; the last one out releases workers, caches and queued requests. */

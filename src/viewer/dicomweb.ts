@@ -6,130 +6,11 @@
  * request wrapper's headers; refusals come back in its words (catalogue errors).
  */
 import { apiBase, buildHeaders, buildUrl, request } from '../services/request';
+import { readArrayBody } from './streamJson';
+import { DECODABLE_SYNTAXES, TAG, instanceInfo, sortInstances, text, number, type DicomJson, type InstanceInfo } from './dicomJson';
 
-export type DicomJson = Record<string, { vr: string; Value?: unknown[]; BulkDataURI?: string } | undefined>;
-
-export const TAG = {
-  PatientName: '00100010',
-  PatientID: '00100020',
-  PatientBirthDate: '00100030',
-  PatientSex: '00100040',
-  PatientAge: '00101010',
-  StudyDate: '00080020',
-  StudyTime: '00080030',
-  AccessionNumber: '00080050',
-  Modality: '00080060',
-  InstitutionName: '00080080',
-  StudyDescription: '00081030',
-  SeriesDescription: '0008103E',
-  AvailableTransferSyntaxUID: '00083002',
-  RecommendedDisplayFrameRate: '00082144',
-  SliceThickness: '00180050',
-  CineRate: '00180040',
-  FrameTime: '00181063',
-  SeriesNumber: '00200011',
-  InstanceNumber: '00200013',
-  ImagePositionPatient: '00200032',
-  ImageOrientationPatient: '00200037',
-  SliceLocation: '00201041',
-  NumberOfFrames: '00280008',
-  Rows: '00280010',
-  Columns: '00280011',
-  PixelSpacing: '00280030',
-  SOPInstanceUID: '00080018',
-} as const;
-
-/** Transfer syntaxes Cornerstone's image loader decodes in the browser (native, deflate, RLE, JPEG family, JPEG-LS, JPEG 2000, HTJ2K, JPEG XL). */
-export const DECODABLE_SYNTAXES: ReadonlySet<string> = new Set([
-  '1.2.840.10008.1.2',
-  '1.2.840.10008.1.2.1',
-  '1.2.840.10008.1.2.1.99',
-  '1.2.840.10008.1.2.2',
-  '1.2.840.10008.1.2.5',
-  '1.2.840.10008.1.2.4.50',
-  '1.2.840.10008.1.2.4.51',
-  '1.2.840.10008.1.2.4.57',
-  '1.2.840.10008.1.2.4.70',
-  '1.2.840.10008.1.2.4.80',
-  '1.2.840.10008.1.2.4.81',
-  '1.2.840.10008.1.2.4.90',
-  '1.2.840.10008.1.2.4.91',
-  '1.2.840.10008.1.2.4.201',
-  '1.2.840.10008.1.2.4.202',
-  '1.2.840.10008.1.2.4.203',
-  '3.2.840.10008.1.2.4.96',
-  '1.2.840.10008.1.2.4.110',
-  '1.2.840.10008.1.2.4.111',
-  '1.2.840.10008.1.2.4.112',
-]);
-
-export function value(json: DicomJson, tag: string): unknown {
-  return json[tag]?.Value?.[0];
-}
-
-export function text(json: DicomJson, tag: string): string {
-  const v = value(json, tag);
-  if (v === undefined || v === null) return '';
-  if (typeof v === 'object') {
-    // A person name: the ideographic form with the alphabetic after it, as the rest of the platform shows names.
-    const pn = v as { Alphabetic?: string; Ideographic?: string };
-    const clean = (s?: string) => (s ?? '').split('^').filter(Boolean).join(' ').trim();
-    const [alphabetic, ideographic] = [clean(pn.Alphabetic), clean(pn.Ideographic)];
-    return ideographic && alphabetic ? `${ideographic} (${alphabetic})` : ideographic || alphabetic;
-  }
-  return String(v).trim();
-}
-
-export function numbers(json: DicomJson, tag: string): number[] | undefined {
-  const values = json[tag]?.Value;
-  if (!values?.length) return undefined;
-  const out = values.map((v) => Number(v));
-  return out.every(Number.isFinite) ? out : undefined;
-}
-
-export function number(json: DicomJson, tag: string): number | undefined {
-  return numbers(json, tag)?.[0];
-}
-
-export interface InstanceInfo {
-  sopInstanceUid: string;
-  instanceNumber?: number;
-  frames: number;
-  position?: number[];
-  orientation?: number[];
-  transferSyntaxUid?: string;
-  metadata: DicomJson;
-}
-
-export function instanceInfo(json: DicomJson): InstanceInfo {
-  return {
-    sopInstanceUid: text(json, TAG.SOPInstanceUID),
-    instanceNumber: number(json, TAG.InstanceNumber),
-    frames: Math.max(1, number(json, TAG.NumberOfFrames) ?? 1),
-    position: numbers(json, TAG.ImagePositionPatient),
-    orientation: numbers(json, TAG.ImageOrientationPatient),
-    transferSyntaxUid: text(json, TAG.AvailableTransferSyntaxUID) || undefined,
-    metadata: json,
-  };
-}
-
-/** Distance of an image along the normal of its plane (ImagePositionPatient · (row × column)). */
-function along(i: InstanceInfo): number | undefined {
-  const o = i.orientation;
-  const p = i.position;
-  if (!o || o.length < 6 || !p || p.length < 3) return undefined;
-  const n = [o[1] * o[5] - o[2] * o[4], o[2] * o[3] - o[0] * o[5], o[0] * o[4] - o[1] * o[3]];
-  return p[0] * n[0] + p[1] * n[1] + p[2] * n[2];
-}
-
-/** Slices in space order when every one has a position, else by instance number, else as listed. */
-export function sortInstances(list: InstanceInfo[]): InstanceInfo[] {
-  const keyed = list.map((i, k) => ({ i, k, d: along(i) }));
-  const spatial = keyed.every((x) => x.d !== undefined) && new Set(keyed.map((x) => x.d)).size === keyed.length;
-  return keyed
-    .sort((a, b) => (spatial ? a.d! - b.d! : (a.i.instanceNumber ?? Infinity) - (b.i.instanceNumber ?? Infinity) || a.k - b.k))
-    .map((x) => x.i);
-}
+export { firstElementScanner } from './streamJson';
+export { DECODABLE_SYNTAXES, TAG, instanceInfo, number, numbers, sortInstances, text, value, type DicomJson, type InstanceInfo } from './dicomJson';
 
 export function instanceUrl(base: string, studyUid: string, seriesUid: string, sopInstanceUid: string): string {
   return `${base.replace(/\/+$/, '')}/dicom-web/studies/${studyUid}/series/${seriesUid}/instances/${sopInstanceUid}`;
@@ -229,17 +110,30 @@ async function getDirect(path: string, accept: string, signal?: AbortSignal): Pr
   return response.ok ? response : undefined;
 }
 
+/** A series' metadata answer (its bytes) as its instances in display order, sorted here (./dicomJson.ts). */
+function parseSeries(bytes: Uint8Array): InstanceInfo[] {
+  return seriesInstances(JSON.parse(new TextDecoder().decode(bytes)) as DicomJson[]);
+}
+
 /**
- * WADO-RS series metadata. A refusal (or a network failure) is asked again through the
- * request wrapper, which says it in the catalogue's words (and signs out on an ended session).
+ * A series' instances in display order, from its WADO-RS metadata. `onFirst` gets the
+ * answer's first instance as soon as its bytes are in (the server lists a series in
+ * display order): the viewer asks for its frame while the rest of the answer is still
+ * arriving and being parsed. A refusal (or a network failure) is asked again through
+ * the request wrapper, which says it in the catalogue's words (and signs out on an
+ * ended session).
  */
-export async function fetchSeriesMetadata(studyUid: string, seriesUid: string, signal?: AbortSignal): Promise<DicomJson[]> {
+export async function fetchSeriesInstances(studyUid: string, seriesUid: string, options: { signal?: AbortSignal; onFirst?: (first: DicomJson) => void } = {}): Promise<InstanceInfo[]> {
   const path = `/dicom-web/studies/${studyUid}/series/${seriesUid}/metadata`;
   const accept = 'application/dicom+json';
-  const direct = await getDirect(path, accept, signal).catch(() => undefined);
-  if (direct) return (await direct.json()) as DicomJson[];
-  const blob = await request<Blob>(path, { responseType: 'blob', headers: { Accept: accept }, signal });
-  return JSON.parse(await blob.text()) as DicomJson[];
+  const direct = await getDirect(path, accept, options.signal).catch(() => undefined);
+  if (direct?.body) {
+    const onFirst = options.onFirst;
+    return parseSeries(await readArrayBody(direct.body, onFirst && ((text) => onFirst(JSON.parse(text) as DicomJson))));
+  }
+  if (direct) return parseSeries(new Uint8Array(await direct.arrayBuffer()));
+  const blob = await request<Blob>(path, { responseType: 'blob', headers: { Accept: accept }, signal: options.signal });
+  return parseSeries(new Uint8Array(await blob.arrayBuffer()));
 }
 
 /** Accept of a frame request, as Cornerstone's image loader sends it: the frame as stored, in a multipart/related body. */

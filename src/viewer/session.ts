@@ -28,7 +28,7 @@ import {
 import dicomImageLoader from '@cornerstonejs/dicom-image-loader';
 import { Enums as ToolEnums, ToolGroupManager, annotation, utilities as toolUtilities } from '@cornerstonejs/tools';
 import { SCROLL_TOOL, TOOLS, acquireCornerstone, handOver, releaseCornerstone, renderBackend } from './cornerstone';
-import { fetchFrame, fetchSeriesMetadata, firstImageId, seriesInstances, stackFromInstances, undecodableSyntaxes, type InstanceInfo, type SeriesStack } from './dicomweb';
+import { fetchFrame, fetchSeriesInstances, firstImageId, instanceInfo, stackFromInstances, undecodableSyntaxes, type DicomJson, type InstanceInfo, type SeriesStack } from './dicomweb';
 import { gridFor, viewportId as cellId, type Grid } from './layout';
 import { CT_PRESETS, toVoiRange, type PresetKey, type VoiRange } from './presets';
 import { MEASURING_TOOLS, type ToolKey } from './tools';
@@ -162,6 +162,12 @@ export class ViewerSession implements ViewerApi {
     this.ensureEngine().enableElement({ viewportId, type: CoreEnums.ViewportType.STACK, element, defaultOptions: { background: [0, 0, 0] } });
     ToolGroupManager.getToolGroup(this.id)?.addViewport(viewportId, this.id);
     cell.element = element;
+    // The canvas stays hidden until it shows an image (rendered): Cornerstone fills it
+    // black at once, and committing that black canvas took the page's main thread for
+    // tens of ms (more than 100 in a trace, headless Chromium without a GPU) just when
+    // the series' metadata was coming in.
+    const canvas = this.engine?.getViewport(viewportId)?.canvas;
+    if (canvas) canvas.style.visibility = 'hidden';
     const E = CoreEnums.Events;
     this.listen(cell, E.STACK_NEW_IMAGE, (e) => this.newImage(cell, (e as CustomEvent<{ imageIdIndex: number }>).detail.imageIdIndex));
     this.listen(cell, E.VOI_MODIFIED, (e) => this.voiModified(cell, (e as CustomEvent<{ range: VoiRange; invert?: boolean }>).detail));
@@ -389,10 +395,14 @@ export class ViewerSession implements ViewerApi {
     if (!p) {
       // Which way the images are drawn goes with it (the bench prints it).
       this.timing('viewer:open', { render: renderBackend() });
-      p = fetchSeriesMetadata(studyUid, seriesUid).then((metadata) => {
+      // The server lists the series in display order: its first instance, in before the rest, is the one the stack opens on.
+      const onFirst = (first: DicomJson) => {
+        const instances = [instanceInfo(first)];
+        this.preload(firstImageId(this.options.base, studyUid, seriesUid, instances), instances);
+      };
+      p = fetchSeriesInstances(studyUid, seriesUid, { onFirst }).then((instances) => {
         this.timing('viewer:metadata');
-        const instances = seriesInstances(metadata);
-        // The first image's request goes out before the rest of the stack is built.
+        // The first image's request goes out before the rest of the stack is built (unless it is under way already).
         this.preload(firstImageId(this.options.base, studyUid, seriesUid, instances), instances);
         return stackFromInstances(this.options.base, studyUid, seriesUid, instances);
       });
@@ -494,7 +504,9 @@ export class ViewerSession implements ViewerApi {
 
   /**
    * The stack's first image (the one a viewport opens on, firstImageId) is fetched as
-   * soon as its series' metadata is in and sorted, by the session itself (a plain fetch,
+   * soon as the first instance of its series' metadata is in (the server lists a series
+   * in display order; once the whole metadata is in and sorted, the stack's true first
+   * image is asked for here if it is another), by the session itself (a plain fetch,
    * its multipart body opened without reading the frame through, ./dicomweb.ts), before
    * the stack is built and the loader is given the series' metadata, and decoded by the
    * loader at the viewport's own priority: its fetch and decode overlap the screen's
@@ -599,6 +611,7 @@ export class ViewerSession implements ViewerApi {
     const vp = this.viewport(cell.id);
     if (cell.rendered || !cell.stack || !vp?.getCornerstoneImage()) return;
     cell.rendered = true;
+    vp.canvas.style.visibility = '';
     this.holdContext(cell.id);
     this.timing('viewer:first-image');
     const props = vp.getProperties();

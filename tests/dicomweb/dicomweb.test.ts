@@ -10,7 +10,8 @@
  *   ModalitiesInStudy, StudyInstanceUID lists, limit/offset with the Warning header,
  *   includefield, series and instance searches with their counts
  * - WADO-RS: an instance, a series and a study byte for byte as sent; a transcoding
- *   demand → 406; metadata with BulkDataURI; frames of a native single-frame, of an
+ *   demand → 406; metadata with BulkDataURI, a series in display order (space order,
+ *   not instance number); frames of a native single-frame, of an
  *   implicit-VR multi-frame, and of a JPEG baseline instance; rendered PNG and JPEG in
  *   the viewport's size, windowed; thumbnails
  * - scope: a user of another hospital sees no study (QIDO []) and gets 404 PACS100
@@ -339,6 +340,12 @@ describe.each(dbKinds)('DICOMweb on %s', (kind) => {
       expect(value(items[0], '00281050')).toBe(700);
       expect(items[0]['7FE00010']).toEqual({ vr: 'OW', BulkDataURI: expect.stringMatching(new RegExp(`${instanceUrl(ct, ct.instances[0].sopInstanceUid)}/frames/1$`)) });
       expect((await get(`/studies/${ct.studyUid}/series/${ct.seriesUid}/metadata`)).json()).toHaveLength(3);
+      // A series numbered from the top down is listed in space order, the order a viewer shows (its first image first).
+      const topDown = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.611', patientId: 'DW0005', count: 4, sliceSpacing: -2.5 });
+      expect((await stow('/studies', multipartBody(topDown.instances.map((i) => ({ body: i.bytes }))))).statusCode).toBe(200);
+      const listed = (await get(`/studies/${topDown.studyUid}/series/${topDown.seriesUid}/metadata`)).json() as Json[];
+      expect(listed.map((i) => value(i, '00080018'))).toEqual(topDown.instances.map((i) => i.sopInstanceUid).reverse());
+      expect(listed.map((i) => value(i, '00200013'))).toEqual([4, 3, 2, 1]);
       // A multi-frame's pixel data is a resource of its own: all frames in order.
       const inst = (await get(`${instanceUrl(multiFrame, multiFrame.sopInstanceUid)}/metadata`)).json() as Json[];
       const bulk = inst[0]['7FE00010'].BulkDataURI!;

@@ -6,6 +6,9 @@
  * - WADO-RS metadata → stack: slices in space order (not arrival or instance order),
  *   one 'wadors:' id per frame of a multi-frame instance, its cine rate, syntaxes the
  *   browser cannot decode named
+ * - the first instance of a metadata answer, found in its bytes as they come, in any
+ *   chunks (braces and quotes inside strings, Chinese names), handed over from a stream
+ *   before the body ends; none in `[]` or an object
  * - a frame as the platform's WADO-RS sends it (a one-part multipart/related body): its
  *   bytes (at an even offset, whatever the part head's length) and transfer syntax;
  *   anything else is left to the image loader
@@ -27,10 +30,11 @@ import { views } from '@/schema/views';
 import { Readable } from 'node:stream';
 import { multipartStream } from '../../server/dicomweb/multipart';
 import { chooseBackend } from '@/viewer/backend';
-import { buildStack, firstImageId, framePart, seriesInstances, sortInstances, instanceInfo, undecodableSyntaxes, type DicomJson } from '@/viewer/dicomweb';
+import { buildStack, firstElementScanner, firstImageId, framePart, seriesInstances, sortInstances, instanceInfo, undecodableSyntaxes, type DicomJson } from '@/viewer/dicomweb';
 import { cellCount, gridFor } from '@/viewer/layout';
 import { autoLoads, FALLBACK_BOX, launchViewer, opensWindow, pickScreens, share, viewerPath, type ScreenBox } from '@/viewer/launch';
 import { overlayOf } from '@/viewer/overlay';
+import { readArrayBody } from '@/viewer/streamJson';
 import { CT_PRESETS, toVoiRange, toWindowLevel, windowText } from '@/viewer/presets';
 import type { ViewportInfo } from '@/viewer/types';
 
@@ -108,6 +112,56 @@ describe('WADO-RS metadata to a stack', () => {
     expect(firstImageId('', '1', '2', [])).toBeUndefined();
     const mixed = seriesInstances([meta('6.1', 1, 0), meta('6.2', 2, 1, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.100'] } }), meta('6.3', 3, 2, { '00083002': { vr: 'UI', Value: ['1.2.840.10008.1.2.4.100'] } })]);
     expect(undecodableSyntaxes(mixed)).toEqual(['1.2.840.10008.1.2.4.100']);
+  });
+});
+
+describe('the first instance of a metadata answer, read ahead', () => {
+  /** Feeds the body in chunks of `size` bytes; the offset where the first element ends, or what the scanner said last. */
+  const scanInChunks = (body: string, size: number) => {
+    const bytes = new TextEncoder().encode(body);
+    const scan = firstElementScanner();
+    let last = -1;
+    for (let at = 0; at < bytes.length && last === -1; at += size) last = scan(bytes.subarray(at, at + size));
+    return { bytes, end: last };
+  };
+
+  test('found once its closing brace is in, whatever the chunks; braces, quotes and Chinese in strings do not count', () => {
+    const first = meta('7.1', 1, 0, { '00100010': { vr: 'PN', Value: [{ Alphabetic: 'Wang^Xiao}ming', Ideographic: '王小明 {"[' }] } });
+    const body = JSON.stringify([first, meta('7.2', 2, 2.5)]);
+    for (const size of [1, 3, 7, 64, body.length]) {
+      const { bytes, end } = scanInChunks(body, size);
+      expect(end).toBeGreaterThan(0);
+      const text = new TextDecoder().decode(bytes.subarray(bytes.indexOf(0x7b), end));
+      expect(JSON.parse(text)).toEqual(first);
+    }
+    // Not complete yet: nothing to hand over.
+    expect(firstElementScanner()(new TextEncoder().encode(body.slice(0, 40)))).toBe(-1);
+  });
+
+  test('read from a stream: the first element handed over before the body ends, then the whole body', async () => {
+    const body = JSON.stringify(Array.from({ length: 10 }, (_, k) => meta(`8.${k + 1}`, k + 1, k * 2.5)));
+    const bytes = new TextEncoder().encode(body);
+    const seen: string[] = [];
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= bytes.length) return controller.close();
+        controller.enqueue(bytes.slice(sent, sent + 100));
+        sent += 100;
+      },
+    });
+    const all = await readArrayBody(stream, (text) => seen.push(`${JSON.parse(text)['00080018'].Value[0]} at ${sent}`));
+    expect(new TextDecoder().decode(all)).toBe(body);
+    expect(seen).toHaveLength(1);
+    // Handed over once its own bytes were in, long before the rest of the body.
+    const [uid, at] = seen[0].split(' at ');
+    expect(uid).toBe('8.1');
+    expect(Number(at)).toBeLessThan(body.length / 2);
+  });
+
+  test('an empty answer or one that is not an array has no first element', () => {
+    expect(scanInChunks('[]', 1).end).toBe(-2);
+    expect(scanInChunks('{"a":{"b":1}}', 4).end).toBe(-2);
   });
 });
 
