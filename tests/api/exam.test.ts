@@ -19,6 +19,7 @@
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
+import { dayKey } from '../../server/lib/examRules';
 
 const EXAM = '/api/ris/v1/exam';
 
@@ -101,7 +102,10 @@ describe.each(dbKinds)('exams on %s', (kind) => {
   });
 
   test('age from the birth date when absent; the given patient id is kept', async () => {
-    const today = new Date();
+    // The region's calendar day, as the server counts ages (China Standard Time): from
+    // 16:00 UTC on, the UTC date is a day behind it.
+    const day = dayKey(new Date());
+    const today = new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6, 8))));
     const ymd = (d: Date) => d.toISOString().slice(0, 10);
     const cases: Array<[string, number, number]> = [
       [ymd(new Date(today.getTime() - 10 * 86400_000)), 10, 1],
