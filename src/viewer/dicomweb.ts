@@ -9,7 +9,6 @@ import { apiBase, buildHeaders, buildUrl, request } from '../services/request';
 import { readArrayBody } from './streamJson';
 import { DECODABLE_SYNTAXES, TAG, instanceInfo, sortInstances, text, number, type DicomJson, type InstanceInfo } from './dicomJson';
 
-export { firstElementScanner } from './streamJson';
 export { DECODABLE_SYNTAXES, TAG, instanceInfo, number, numbers, sortInstances, text, value, type DicomJson, type InstanceInfo } from './dicomJson';
 
 export function instanceUrl(base: string, studyUid: string, seriesUid: string, sopInstanceUid: string): string {
@@ -127,11 +126,11 @@ export async function fetchSeriesInstances(studyUid: string, seriesUid: string, 
   const path = `/dicom-web/studies/${studyUid}/series/${seriesUid}/metadata`;
   const accept = 'application/dicom+json';
   const direct = await getDirect(path, accept, options.signal).catch(() => undefined);
-  if (direct?.body) {
+  if (direct) {
     const onFirst = options.onFirst;
-    return parseSeries(await readArrayBody(direct.body, onFirst && ((text) => onFirst(JSON.parse(text) as DicomJson))));
+    const read = direct.body ? readArrayBody(direct.body, onFirst && ((text) => onFirst(JSON.parse(text) as DicomJson))) : direct.arrayBuffer().then((b) => new Uint8Array(b));
+    return parseSeries(await read);
   }
-  if (direct) return parseSeries(new Uint8Array(await direct.arrayBuffer()));
   const blob = await request<Blob>(path, { responseType: 'blob', headers: { Accept: accept }, signal: options.signal });
   return parseSeries(new Uint8Array(await blob.arrayBuffer()));
 }

@@ -7,7 +7,8 @@
 /**
  * Where the first element of a JSON array ends, read as its bytes come in: feed each
  * chunk in turn; the answer is the offset (in the whole body) just past the element's
- * closing brace, or -1 while it is not complete. Bytes are enough: the characters that
+ * closing brace, -1 while it is not complete, -2 when there is none (an empty array,
+ * not an array). Bytes are enough: the characters that
  * count ({ } [ ] " \\) are ASCII, and no byte of a multi-byte UTF-8 character is.
  */
 export function firstElementScanner(): (chunk: Uint8Array) => number {
@@ -17,7 +18,8 @@ export function firstElementScanner(): (chunk: Uint8Array) => number {
   let escaped = false;
   let found = -1;
   return (chunk) => {
-    if (found >= 0) return found;
+    // Settled (found, or no first element): later chunks change nothing.
+    if (found !== -1) return found;
     for (let k = 0; k < chunk.length; k++) {
       const c = chunk[k];
       if (inString) {

@@ -30,11 +30,11 @@ import { views } from '@/schema/views';
 import { Readable } from 'node:stream';
 import { multipartStream } from '../../server/dicomweb/multipart';
 import { chooseBackend } from '@/viewer/backend';
-import { buildStack, firstElementScanner, firstImageId, framePart, seriesInstances, sortInstances, instanceInfo, undecodableSyntaxes, type DicomJson } from '@/viewer/dicomweb';
+import { buildStack, firstImageId, framePart, seriesInstances, sortInstances, instanceInfo, undecodableSyntaxes, type DicomJson } from '@/viewer/dicomweb';
 import { cellCount, gridFor } from '@/viewer/layout';
 import { autoLoads, FALLBACK_BOX, launchViewer, opensWindow, pickScreens, share, viewerPath, type ScreenBox } from '@/viewer/launch';
 import { overlayOf } from '@/viewer/overlay';
-import { readArrayBody } from '@/viewer/streamJson';
+import { firstElementScanner, readArrayBody } from '@/viewer/streamJson';
 import { CT_PRESETS, toVoiRange, toWindowLevel, windowText } from '@/viewer/presets';
 import type { ViewportInfo } from '@/viewer/types';
 
