@@ -11,6 +11,7 @@ import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import { inScope as examScope } from '../routes/exam';
 import type { DicomJson } from '../pacs/dicomFile';
+import { TAG, instanceInfo, sortInstances } from '../../src/viewer/dicomJson';
 
 export const PREFIX = '/dicom-web';
 
@@ -108,6 +109,37 @@ export async function listInstances(
     params,
   );
   return rows;
+}
+
+/**
+ * The first instance of each of these series in display order (space order, else
+ * instance number: the viewer's own sort), the one the series' WADO-RS metadata lists
+ * first (./wado.ts): what a viewer opens the series on. Read from the few attributes the
+ * order needs, in the order listInstances gives ties. Series ids of the caller's studies.
+ */
+export async function firstInstances(q: Queryable, seriesIds: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  if (!seriesIds.length) return out;
+  const { rows } = await q.query<{ seriesId: number; metadata: DicomJson }>(
+    `SELECT i.series_id AS "seriesId",
+            jsonb_build_object('${TAG.SOPInstanceUID}', jsonb_build_object('vr', 'UI', 'Value', jsonb_build_array(i.sop_instance_uid)),
+              '${TAG.InstanceNumber}', i.metadata->'${TAG.InstanceNumber}', '${TAG.ImagePositionPatient}', i.metadata->'${TAG.ImagePositionPatient}',
+              '${TAG.ImageOrientationPatient}', i.metadata->'${TAG.ImageOrientationPatient}') AS metadata
+       FROM dicom_instance i WHERE i.series_id = ANY($1::int[])
+      ORDER BY i.series_id, i.instance_number NULLS LAST, i.id`,
+    [seriesIds],
+  );
+  const bySeries = new Map<number, DicomJson[]>();
+  for (const r of rows) {
+    const list = bySeries.get(r.seriesId);
+    if (list) list.push(r.metadata);
+    else bySeries.set(r.seriesId, [r.metadata]);
+  }
+  for (const [id, list] of bySeries) {
+    const [first] = sortInstances(list.map(instanceInfo));
+    if (first) out.set(id, first.sopInstanceUid);
+  }
+  return out;
 }
 
 /** One instance with its metadata; 404 when absent. */

@@ -24,6 +24,7 @@ import { maskIdNo, maskName } from '../lib/masking';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
+import { firstInstances } from '../dicomweb/resources';
 import { examRow } from './exam';
 import { gradeSafetyOn } from './gradeSafety';
 import type { CommonSetting } from '../../src/types/generated/entities/commonSetting';
@@ -72,16 +73,23 @@ async function selectStudies(q: Queryable, me: AuthContext, sel: Selection): Pro
   return found;
 }
 
-/** The series of the studies with the DICOMweb thumbnail of each (its middle image, rendered). */
-async function withSeries(q: Queryable, studies: StudyRow[]) {
+/**
+ * The series of the studies with the DICOMweb thumbnail of each (its middle image,
+ * rendered). When the viewer opens them (`opening`), the series each study opens on
+ * (its first) also names its first instance in display order: the viewer asks for that
+ * image beside the series' metadata instead of after it.
+ */
+async function withSeries(q: Queryable, studies: StudyRow[], opening: boolean) {
   if (!studies.length) return [];
-  const { rows } = await q.query<{ studyId: number; seriesUid: string } & Record<string, unknown>>(
+  const { rows } = await q.query<{ studyId: number; id: number; seriesUid: string } & Record<string, unknown>>(
     `SELECT se.study_id AS "studyId", se.id, se.series_uid AS "seriesUid", se.modality, se.series_number AS "seriesNumber",
             se.series_description AS "seriesDescription", se.instance_count AS "instanceCount"
        FROM dicom_series se WHERE se.study_id = ANY($1::int[]) AND se.instance_count > 0
       ORDER BY se.study_id, se.series_number NULLS LAST, se.id`,
     [studies.map((s) => s.id)],
   );
+  const opensOn = opening ? studies.map((study) => rows.find((se) => se.studyId === study.id)?.id).filter((id): id is number => id !== undefined) : [];
+  const first = await firstInstances(q, opensOn);
   return studies.map(({ patientKey: _key, ...study }) => ({
     ...dropNulls(study as unknown as Record<string, unknown>),
     series: rows
@@ -89,6 +97,7 @@ async function withSeries(q: Queryable, studies: StudyRow[]) {
       .map(({ studyId: _s, ...se }) => ({
         ...dropNulls(se),
         thumbnail: `/dicom-web/studies/${study.studyUid}/series/${se.seriesUid}/thumbnail`,
+        firstInstanceUid: first.get(se.id),
       })),
   }));
 }
@@ -104,11 +113,13 @@ function maskedPatientName(pn: string | undefined): string {
   return maskName(ideographic || alphabetic);
 }
 
-async function answer(q: Queryable, me: AuthContext, studies: StudyRow[]) {
+/** The studies as the viewer gets them; `opening` when it opens them (not for a comparison's candidates). */
+async function answer(q: Queryable, me: AuthContext, studies: StudyRow[], opening = true) {
   const masked = await masksFor(q, me);
   const list = await withSeries(
     q,
     masked ? studies.map((s) => ({ ...s, patientName: maskedPatientName(s.patientName), patientId: maskIdNo(s.patientId) })) : studies,
+    opening,
   );
   return { masked, list, total: list.length };
 }
@@ -199,7 +210,7 @@ export default async function viewerRoutes(fastify: FastifyInstance) {
           LIMIT ${LIMITS.pageSizeMax}`,
         params,
       );
-      return ok(await answer(fastify.db, me, rows));
+      return ok(await answer(fastify.db, me, rows, false));
     },
   );
 

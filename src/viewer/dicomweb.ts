@@ -58,12 +58,9 @@ export function undecodableSyntaxes(instances: InstanceInfo[]): string[] {
   return [...out];
 }
 
-/**
- * The image id a stack of these (sorted) instances opens on, its first instance's first
- * frame: known before the stack is built, so that its request goes out first.
- */
-export function firstImageId(base: string, studyUid: string, seriesUid: string, instances: InstanceInfo[]): string | undefined {
-  return instances[0] && `wadors:${instanceUrl(base, studyUid, seriesUid, instances[0].sopInstanceUid)}/frames/1`;
+/** The image id of an instance's first frame (a stack opens on its first instance's). */
+export function firstImageId(base: string, studyUid: string, seriesUid: string, sopInstanceUid: string): string {
+  return `wadors:${instanceUrl(base, studyUid, seriesUid, sopInstanceUid)}/frames/1`;
 }
 
 /** The stack of a series from its sorted instances (seriesInstances). */
@@ -133,6 +130,14 @@ export async function fetchSeriesInstances(studyUid: string, seriesUid: string, 
   }
   const blob = await request<Blob>(path, { responseType: 'blob', headers: { Accept: accept }, signal: options.signal });
   return parseSeries(new Uint8Array(await blob.arrayBuffer()));
+}
+
+/** One instance's WADO-RS metadata; rejects unless answered. */
+export async function fetchInstance(studyUid: string, seriesUid: string, sopInstanceUid: string): Promise<InstanceInfo> {
+  const response = await getDirect(`/dicom-web/studies/${studyUid}/series/${seriesUid}/instances/${sopInstanceUid}/metadata`, 'application/dicom+json');
+  const [json] = response ? ((await response.json()) as DicomJson[]) : [];
+  if (!json) throw new Error(`instance ${sopInstanceUid}: no metadata`);
+  return instanceInfo(json);
 }
 
 /** Accept of a frame request, as Cornerstone's image loader sends it: the frame as stored, in a multipart/related body. */

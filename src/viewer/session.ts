@@ -11,8 +11,9 @@
  * and caches (./cornerstone.ts).
  *
  * User Timing marks time the first series shown (the bench reads them): viewer:open
- * (its WADO-RS metadata asked for: the viewer knows what to show), viewer:metadata (that
- * metadata in), viewer:first-decoded, viewer:first-image (drawn on the viewport's
+ * (its first image or its WADO-RS metadata asked for: the viewer knows what to show),
+ * viewer:metadata (the series' metadata in; after the first image when the server named
+ * the instance the series opens on), viewer:first-decoded, viewer:first-image (drawn on the viewport's
  * canvas), viewer:series-loaded (every image fetched and decoded).
  */
 import {
@@ -28,7 +29,7 @@ import {
 import dicomImageLoader from '@cornerstonejs/dicom-image-loader';
 import { Enums as ToolEnums, ToolGroupManager, annotation, utilities as toolUtilities } from '@cornerstonejs/tools';
 import { SCROLL_TOOL, TOOLS, acquireCornerstone, handOver, releaseCornerstone, renderBackend } from './cornerstone';
-import { fetchFrame, fetchSeriesInstances, firstImageId, instanceInfo, stackFromInstances, undecodableSyntaxes, type DicomJson, type InstanceInfo, type SeriesStack } from './dicomweb';
+import { fetchFrame, fetchInstance, fetchSeriesInstances, firstImageId, instanceInfo, stackFromInstances, undecodableSyntaxes, type DicomJson, type InstanceInfo, type SeriesStack } from './dicomweb';
 import { gridFor, viewportId as cellId, type Grid } from './layout';
 import { CT_PRESETS, toVoiRange, type PresetKey, type VoiRange } from './presets';
 import { MEASURING_TOOLS, type ToolKey } from './tools';
@@ -66,6 +67,8 @@ let sessions = 0;
 const INFLIGHT_WAIT_MS = 10_000;
 /** Images of a series fetched at once ahead of the reader (the browser's connections per host). */
 const PREFETCH_STREAMS = 6;
+/** Longest wait for the instance a series opens on (named by the server) before the series' metadata is asked for. */
+const HEAD_START_MS = 300;
 /** Longest wait for the frame that draws a series' first image before the rest of it is fetched. */
 const PREFETCH_WAIT_MS = 500;
 
@@ -86,6 +89,10 @@ export class ViewerSession implements ViewerApi {
   private readonly registered = new WeakSet<SeriesStack>();
   private readonly cells = new Map<string, Cell>();
   private readonly stacks = new Map<string, Promise<SeriesStack>>();
+  /** A series' head: the stack of the instance it opens on alone, while its metadata loads (stackOf). */
+  private readonly heads = new Map<string, Promise<SeriesStack>>();
+  /** Image ids whose frame the session fetches itself (preload): asked for once. */
+  private readonly preloading = new Set<string>();
   private readonly contexts = new Set<WebGLRenderingContext | WebGL2RenderingContext>();
   private readonly subscribers = new Set<() => void>();
   private readonly global: Array<[string, Listener]> = [];
@@ -369,6 +376,7 @@ export class ViewerSession implements ViewerApi {
       if (pending) inflight.push(pending.catch(() => undefined));
     }
     this.stacks.clear();
+    this.heads.clear();
     const landed = Promise.race([Promise.allSettled(inflight), new Promise((resolve) => setTimeout(resolve, INFLIGHT_WAIT_MS))]);
     void landed.then(() => {
       release('images', () => {
@@ -395,17 +403,35 @@ export class ViewerSession implements ViewerApi {
     if (!p) {
       // Which way the images are drawn goes with it (the bench prints it).
       this.timing('viewer:open', { render: renderBackend() });
-      // The server lists the series in display order: its first instance, in before the rest, is the one the stack opens on.
+      const imageId = (uid: string) => firstImageId(this.options.base, studyUid, seriesUid, uid);
+      // The instance the series opens on, when the server named it: its frame and its own
+      // metadata first, a stack of its own (head) drawn before the rest of the series is
+      // known; the series' metadata once they are in (the server answers one request at
+      // a time faster than three), or after HEAD_START_MS.
+      const known = this.study(studyUid).series.find((se) => se.seriesUid === seriesUid)?.firstInstanceUid;
+      let headStart: Promise<unknown> = Promise.resolve();
+      if (known) {
+        const instance = fetchInstance(studyUid, seriesUid, known);
+        const frame = this.preload(imageId(known), instance);
+        const head = instance.then((info) => stackFromInstances(this.options.base, studyUid, seriesUid, [info]));
+        head.catch(() => undefined);
+        this.heads.set(key, head);
+        headStart = Promise.race([Promise.allSettled([instance, frame]), new Promise((resolve) => setTimeout(resolve, HEAD_START_MS))]);
+      }
+      // Else the server lists the series in display order: its first instance, in before the rest, is the one the stack opens on.
       const onFirst = (first: DicomJson) => {
-        const instances = [instanceInfo(first)];
-        this.preload(firstImageId(this.options.base, studyUid, seriesUid, instances), instances);
+        const instance = instanceInfo(first);
+        this.preload(imageId(instance.sopInstanceUid), instance);
       };
-      p = fetchSeriesInstances(studyUid, seriesUid, { onFirst }).then((instances) => {
-        this.timing('viewer:metadata');
-        // The first image's request goes out before the rest of the stack is built (unless it is under way already).
-        this.preload(firstImageId(this.options.base, studyUid, seriesUid, instances), instances);
-        return stackFromInstances(this.options.base, studyUid, seriesUid, instances);
-      });
+      p = headStart
+        .then(() => fetchSeriesInstances(studyUid, seriesUid, { onFirst }))
+        .then((instances) => {
+          this.timing('viewer:metadata');
+          // The first image's request goes out before the rest of the stack is built (unless it is under way already).
+          if (instances[0]) this.preload(imageId(instances[0].sopInstanceUid), instances[0]);
+          return stackFromInstances(this.options.base, studyUid, seriesUid, instances);
+        })
+        .finally(() => this.heads.delete(key));
       this.stacks.set(key, p);
       p.catch(() => this.stacks.delete(key));
     }
@@ -417,42 +443,19 @@ export class ViewerSession implements ViewerApi {
     this.stopClip(cell);
     Object.assign(cell, { stack: undefined, index: 0, loaded: 0, rendered: false, error: undefined, voi: undefined });
     this.changed();
+    const full = this.stackOf(cell.studyUid!, cell.seriesUid!);
+    // The image the series opens on first, alone, while the series' metadata is on its way.
+    const head = await this.heads.get(`${cell.studyUid}/${cell.seriesUid}`)?.catch(() => undefined);
+    if (head && !(await this.display(cell, load, head)) && (load !== cell.load || this.disposed)) return;
     let stack: SeriesStack;
     try {
-      stack = await this.stackOf(cell.studyUid!, cell.seriesUid!);
+      stack = await full;
     } catch {
       if (load === cell.load) cell.error = { kind: 'metadata' };
       this.changed();
       return;
     }
-    const vp = this.viewport(cell.id);
-    if (load !== cell.load || !vp || this.disposed) return;
-    cell.stack = stack;
-    if (stack.undecodable.length) {
-      cell.error = { kind: 'undecodable', syntaxes: stack.undecodable };
-      this.changed();
-      return;
-    }
-    if (!stack.imageIds.length) {
-      cell.error = { kind: 'loadFailed' };
-      this.changed();
-      return;
-    }
-    // No news until the first image is drawn (rendered): its frame is under way, and the main thread is better left to it.
-    this.registerFirst(stack);
-    try {
-      await vp.setStack(stack.imageIds, 0);
-    } catch (e) {
-      this.register(stack);
-      if (load === cell.load && !this.disposed) cell.error = { kind: 'loadFailed', detail: describe(e) };
-      this.changed();
-      return;
-    }
-    // The others' metadata while the first image waits for its frame to be drawn in.
-    this.register(stack);
-    if (load !== cell.load || this.disposed) return;
-    vp.render();
-    this.cameraModified(cell);
+    if (!(await this.display(cell, load, stack))) return;
     // The rest of the series once the first image is drawn (the frame it is drawn in comes
     // first: starting six requests takes the page's main thread too), or after
     // PREFETCH_WAIT_MS where no frame comes (a window in the background draws nothing).
@@ -464,6 +467,51 @@ export class ViewerSession implements ViewerApi {
     };
     requestAnimationFrame(start);
     setTimeout(start, PREFETCH_WAIT_MS);
+  }
+
+  /**
+   * Puts a stack in the cell's viewport, on the image it shows already if the stack has
+   * it (a series' head, then the whole series), else on its first; the reader's window,
+   * zoom and pan stay. false when the cell moved on, or the stack cannot be shown (the
+   * cell says why).
+   */
+  private async display(cell: Cell, load: number, stack: SeriesStack): Promise<boolean> {
+    const vp = this.viewport(cell.id);
+    if (load !== cell.load || !vp || this.disposed) return false;
+    const before = cell.stack && cell.rendered ? { imageId: cell.stack.imageIds[cell.index], properties: vp.getProperties(), camera: vp.getCamera() } : undefined;
+    cell.stack = stack;
+    cell.error = undefined;
+    if (stack.undecodable.length) {
+      cell.error = { kind: 'undecodable', syntaxes: stack.undecodable };
+      this.changed();
+      return false;
+    }
+    if (!stack.imageIds.length) {
+      cell.error = { kind: 'loadFailed' };
+      this.changed();
+      return false;
+    }
+    // No news until the first image is drawn (rendered): its frame is under way, and the main thread is better left to it.
+    this.registerFirst(stack);
+    try {
+      await vp.setStack(stack.imageIds, Math.max(0, before ? stack.imageIds.indexOf(before.imageId) : 0));
+    } catch (e) {
+      this.register(stack);
+      if (load === cell.load && !this.disposed) cell.error = { kind: 'loadFailed', detail: describe(e) };
+      this.changed();
+      return false;
+    }
+    // The others' metadata while the first image waits for its frame to be drawn in.
+    this.register(stack);
+    if (load !== cell.load || this.disposed) return false;
+    if (before) {
+      vp.setProperties({ voiRange: before.properties.voiRange, invert: before.properties.invert });
+      vp.setCamera(before.camera);
+    }
+    vp.render();
+    this.cameraModified(cell);
+    if (before) this.changed();
+    return true;
   }
 
   /**
@@ -503,23 +551,33 @@ export class ViewerSession implements ViewerApi {
   }
 
   /**
-   * The stack's first image (the one a viewport opens on, firstImageId) is fetched as
-   * soon as the first instance of its series' metadata is in (the server lists a series
-   * in display order; once the whole metadata is in and sorted, the stack's true first
-   * image is asked for here if it is another), by the session itself (a plain fetch,
-   * its multipart body opened without reading the frame through, ./dicomweb.ts), before
-   * the stack is built and the loader is given the series' metadata, and decoded by the
-   * loader at the viewport's own priority: its fetch and decode overlap the screen's
-   * first render and the viewport's set-up, and the viewport finds it in the cache. Not
-   * for a series with a syntax the browser cannot decode (the viewport says so instead).
+   * The stack's first image (the one a viewport opens on) is fetched by the session
+   * itself as soon as it is known: named by the server with the studies (its instance's
+   * metadata fetched beside it), else from the series' metadata's first instance (the
+   * server lists a series in display order; once the whole metadata is in and sorted,
+   * the stack's true first image is asked for here if it is another). A plain fetch, its
+   * multipart body opened without reading the frame through (./dicomweb.ts); once the
+   * instance's metadata is in too, the frame goes to the loader, which decodes it at the
+   * viewport's own priority: fetch and decode overlap the series' metadata, the screen's
+   * first render and the viewport's set-up, and the viewport finds the image in the
+   * cache. Not for a syntax the browser cannot decode (the viewport says so instead).
    */
-  private preload(imageId: string | undefined, instances: InstanceInfo[]) {
-    if (this.disposed || !imageId || undecodableSyntaxes(instances).length) return;
-    if (cache.getImageLoadObject(imageId)) return;
+  private preload(imageId: string, instance: InstanceInfo | Promise<InstanceInfo>): Promise<unknown> | undefined {
+    if (this.disposed || this.preloading.has(imageId) || cache.getImageLoadObject(imageId)) return undefined;
+    this.preloading.add(imageId);
     const frame = fetchFrame(imageId.slice(imageId.indexOf(':') + 1));
-    // Its instance's attributes (registerFirst's, before the stack exists).
-    dicomImageLoader.wadors.metaDataManager.add(imageId, instances[0].metadata as never);
-    handOver(imageId, frame, { priority: -5, requestType: CoreEnums.RequestType.Interaction }).catch(() => undefined);
+    frame.catch(() => undefined);
+    void Promise.resolve(instance).then(
+      (info) => {
+        if (this.disposed || undecodableSyntaxes([info]).length || cache.getImageLoadObject(imageId)) return;
+        // Its instance's attributes (registerFirst's, before the stack exists).
+        dicomImageLoader.wadors.metaDataManager.add(imageId, info.metadata as never);
+        handOver(imageId, frame, { priority: -5, requestType: CoreEnums.RequestType.Interaction }).catch(() => undefined);
+      },
+      // Without its metadata the viewport's own request loads the image.
+      () => undefined,
+    );
+    return frame;
   }
 
   /**

@@ -16,6 +16,8 @@ export interface ViewerSeries {
   instanceCount?: number;
   /** DICOMweb path of the series' thumbnail (its middle image, rendered). */
   thumbnail?: string;
+  /** Its first instance in display order, given for the series a study opens on: the viewer fetches that image beside the series' metadata. */
+  firstInstanceUid?: string;
 }
 
 export interface ViewerStudy {

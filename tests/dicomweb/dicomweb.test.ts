@@ -22,7 +22,7 @@
 import type { AddressInfo } from 'node:net';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
-import { login } from '../support/auth';
+import { authed, login } from '../support/auth';
 import { syntheticSeries, type SyntheticSeries } from '../../mock/dicom';
 import { readImageInfo } from '../../server/lib/images';
 import { decodePng, jpegInstance, multiFrameInstance, multipartBody, parseMultipart } from './helpers';
@@ -346,6 +346,9 @@ describe.each(dbKinds)('DICOMweb on %s', (kind) => {
       const listed = (await get(`/studies/${topDown.studyUid}/series/${topDown.seriesUid}/metadata`)).json() as Json[];
       expect(listed.map((i) => value(i, '00080018'))).toEqual(topDown.instances.map((i) => i.sopInstanceUid).reverse());
       expect(listed.map((i) => value(i, '00200013'))).toEqual([4, 3, 2, 1]);
+      // The viewer is told that first instance with the study, to ask for its image beside the series' metadata.
+      const opened = await p.app.inject({ method: 'POST', url: '/api/pacs/v1/study/viewer', headers: authed(clerk), payload: { studyUids: [topDown.studyUid] } });
+      expect(opened.json().data.list[0].series[0].firstInstanceUid).toBe(value(listed[0], '00080018'));
       // A multi-frame's pixel data is a resource of its own: all frames in order.
       const inst = (await get(`${instanceUrl(multiFrame, multiFrame.sopInstanceUid)}/metadata`)).json() as Json[];
       const bulk = inst[0]['7FE00010'].BulkDataURI!;
