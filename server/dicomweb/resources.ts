@@ -112,33 +112,40 @@ export async function listInstances(
 }
 
 /**
- * The first instance of each of these series in display order (space order, else
- * instance number: the viewer's own sort), the one the series' WADO-RS metadata lists
- * first (./wado.ts): what a viewer opens the series on. Read from the few attributes the
- * order needs, in the order listInstances gives ties. Series ids of the caller's studies.
+ * Instances listed series by series (listInstances' order), each series in the order a
+ * viewer shows it (space order, else instance number: the viewer's own sort). WADO-RS
+ * metadata lists a series so: the viewer asks for the first instance's frame as soon as
+ * that instance is in, before the rest of the answer.
+ */
+export function displayOrder<T extends { metadata?: DicomJson }>(rows: T[], seriesOf: (row: T) => unknown): T[] {
+  const out: T[] = [];
+  for (let start = 0; start < rows.length; ) {
+    let end = start + 1;
+    while (end < rows.length && seriesOf(rows[end]) === seriesOf(rows[start])) end += 1;
+    const series = rows.slice(start, end).map((row) => Object.assign(instanceInfo(row.metadata ?? {}), { row }));
+    for (const i of sortInstances(series)) out.push(i.row);
+    start = end;
+  }
+  return out;
+}
+
+/**
+ * The first instance of each of these series in display order, the one the series'
+ * WADO-RS metadata lists first: what a viewer opens the series on. Read from the few
+ * attributes the order needs. Series ids of the caller's studies.
  */
 export async function firstInstances(q: Queryable, seriesIds: number[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   if (!seriesIds.length) return out;
-  const { rows } = await q.query<{ seriesId: number; metadata: DicomJson }>(
-    `SELECT i.series_id AS "seriesId",
-            jsonb_build_object('${TAG.SOPInstanceUID}', jsonb_build_object('vr', 'UI', 'Value', jsonb_build_array(i.sop_instance_uid)),
-              '${TAG.InstanceNumber}', i.metadata->'${TAG.InstanceNumber}', '${TAG.ImagePositionPatient}', i.metadata->'${TAG.ImagePositionPatient}',
+  const { rows } = await q.query<{ seriesId: number; uid: string; metadata: DicomJson }>(
+    `SELECT i.series_id AS "seriesId", i.sop_instance_uid AS uid,
+            jsonb_build_object('${TAG.InstanceNumber}', i.metadata->'${TAG.InstanceNumber}', '${TAG.ImagePositionPatient}', i.metadata->'${TAG.ImagePositionPatient}',
               '${TAG.ImageOrientationPatient}', i.metadata->'${TAG.ImageOrientationPatient}') AS metadata
        FROM dicom_instance i WHERE i.series_id = ANY($1::int[])
       ORDER BY i.series_id, i.instance_number NULLS LAST, i.id`,
     [seriesIds],
   );
-  const bySeries = new Map<number, DicomJson[]>();
-  for (const r of rows) {
-    const list = bySeries.get(r.seriesId);
-    if (list) list.push(r.metadata);
-    else bySeries.set(r.seriesId, [r.metadata]);
-  }
-  for (const [id, list] of bySeries) {
-    const [first] = sortInstances(list.map(instanceInfo));
-    if (first) out.set(id, first.sopInstanceUid);
-  }
+  for (const r of displayOrder(rows, (row) => row.seriesId)) if (!out.has(r.seriesId)) out.set(r.seriesId, r.uid);
   return out;
 }
 

@@ -10,7 +10,6 @@ import { caller } from '../plugins/auth';
 import type { DicomJson } from '../pacs/dicomFile';
 import { encodePng } from '../lib/png';
 import { encodeJpeg } from '../lib/jpeg';
-import { instanceInfo, sortInstances } from '../../src/viewer/dicomJson';
 import { TAG } from './dictionary';
 import { DicomWebError, notAcceptable } from './errors';
 import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource } from './frames';
@@ -18,7 +17,7 @@ import { covers, parseAccept, type MediaType } from './media';
 import { multipartStream, newBoundary, type OutPart } from './multipart';
 import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES } from './pixeldata';
 import { MAX_VIEWPORT, fitViewport, renderFrame, resize, type Window } from './render';
-import { findInstance, findSeries, findStudy, instanceUrl, listInstances, notFound, representativeInstance, serviceUrl, type InstanceRow, type SeriesRef, type StudyRef } from './resources';
+import { displayOrder, findInstance, findSeries, findStudy, instanceUrl, listInstances, notFound, representativeInstance, serviceUrl, type InstanceRow, type SeriesRef, type StudyRef } from './resources';
 
 type Params = { study: string; series: string; instance: string; frames: string };
 
@@ -91,24 +90,7 @@ function sendMetadata(request: FastifyRequest, reply: FastifyReply, study: Study
   const ok = parseAccept(request.headers.accept).some((r) => covers(r.essence, 'application/dicom+json') || covers(r.essence, 'application/json'));
   if (!ok) throw notAcceptable('Metadata is available as application/dicom+json only.');
   const base = serviceUrl(request);
-  return reply.type('application/dicom+json').send(JSON.stringify(displayOrder(instances).map((i) => instanceMetadata(base, study.uid, i))));
-}
-
-/**
- * Each series' instances in the order a viewer shows them (space order, else instance
- * number: the viewer's own sort), series by series: the viewer asks for the first
- * instance's frame as soon as that instance is in, before the rest of the answer.
- */
-function displayOrder(rows: Array<InstanceRow & { metadata?: DicomJson }>): InstanceRow[] {
-  const out: InstanceRow[] = [];
-  for (let start = 0; start < rows.length; ) {
-    let end = start + 1;
-    while (end < rows.length && rows[end].seriesUid === rows[start].seriesUid) end += 1;
-    const series = rows.slice(start, end).map((row) => Object.assign(instanceInfo(row.metadata ?? {}), { row }));
-    for (const i of sortInstances(series)) out.push(i.row);
-    start = end;
-  }
-  return out;
+  return reply.type('application/dicom+json').send(JSON.stringify(displayOrder(instances, (i) => i.seriesUid).map((i) => instanceMetadata(base, study.uid, i))));
 }
 
 /**

@@ -446,7 +446,8 @@ export class ViewerSession implements ViewerApi {
     const full = this.stackOf(cell.studyUid!, cell.seriesUid!);
     // The image the series opens on first, alone, while the series' metadata is on its way.
     const head = await this.heads.get(`${cell.studyUid}/${cell.seriesUid}`)?.catch(() => undefined);
-    if (head && !(await this.display(cell, load, head)) && (load !== cell.load || this.disposed)) return;
+    if (head) await this.display(cell, load, head);
+    if (load !== cell.load || this.disposed) return;
     let stack: SeriesStack;
     try {
       stack = await full;
