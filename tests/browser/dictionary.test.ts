@@ -12,7 +12,7 @@ import ExcelJS from 'exceljs';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { chooseIn, TABLE_LOADING } from '../support/schemaPages';
+import { chooseIn, ResourceListPage, TABLE_LOADING } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const COLUMNS = ['label', 'labelCode', 'value', 'sort', 'status', 'remarks', 'parentValue'];
@@ -20,8 +20,6 @@ const COLUMNS = ['label', 'labelCode', 'value', 'sort', 'status', 'remarks', 'pa
 describe('data dictionaries in Chromium', () => {
   let server: InProcessPlatform;
   let b: BrowserSession;
-  const stamp = String(Date.now()).slice(-6);
-  const dictName = `测试字典${stamp}`;
 
   const toast = (text: string) => b.page.locator('.ant-message-notice').filter({ hasText: text }).first();
   const rows = () => b.page.locator('.ant-pro-table .ant-table-tbody tr.ant-table-row');
@@ -29,7 +27,7 @@ describe('data dictionaries in Chromium', () => {
   const modal = () => b.page.getByTestId('form-modal');
   const field = (name: string) => modal().getByTestId(`field-${name}`);
 
-  /** Runs the query bar and waits for this query's list answer. */
+  /** Runs the query bar and waits until the table shows this query's list answer. */
   async function query(filters: Record<string, unknown>) {
     const listed = b.page.waitForResponse((r) => {
       if (!r.url().endsWith('/item/list')) return false;
@@ -37,8 +35,9 @@ describe('data dictionaries in Chromium', () => {
       return Object.entries(filters).every(([k, v]) => sent[k] === v);
     });
     await b.page.locator('.ant-pro-query-filter .ant-btn-primary').click();
-    await listed;
-    await tableSettled();
+    // The response event comes before the page has rendered it: the first load's rows
+    // may still be on screen meanwhile.
+    await new ResourceListPage(b.page, server.url).showing(await listed);
   }
 
   async function save() {
@@ -55,6 +54,9 @@ describe('data dictionaries in Chromium', () => {
 
   test('a dictionary and its items: add, edit, search, overwrite a duplicate, delete', async () => {
     const { page } = b;
+    // Per attempt: a retry must not meet the dictionary its first try added.
+    const stamp = String(Date.now()).slice(-6);
+    const dictName = `测试字典${stamp}`;
     await page.goto(`${server.url}/dictionary`);
     await page.getByTestId('resource-list').waitFor();
     await tableSettled();
