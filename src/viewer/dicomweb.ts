@@ -41,6 +41,12 @@ export interface SeriesStack {
   undecodable: string[];
   multiFrame: boolean;
   frameRate?: number;
+  /**
+   * On a series' head (its first image alone, drawn before the series' metadata is in):
+   * how many images the study says the series has, so the overlay and the scrollbar
+   * count the series, not the one image known yet.
+   */
+  expected?: number;
 }
 
 /** A series' instances with a SOP Instance UID, in display order (sortInstances). */

@@ -408,12 +408,18 @@ export class ViewerSession implements ViewerApi {
       // metadata first, a stack of its own (head) drawn before the rest of the series is
       // known; the series' metadata once they are in (the server answers one request at
       // a time faster than three), or after HEAD_START_MS.
-      const known = this.study(studyUid).series.find((se) => se.seriesUid === seriesUid)?.firstInstanceUid;
+      const listed = this.study(studyUid).series.find((se) => se.seriesUid === seriesUid);
+      const known = listed?.firstInstanceUid;
       let headStart: Promise<unknown> = Promise.resolve();
       if (known) {
         const instance = fetchInstance(studyUid, seriesUid, known);
         const frame = this.preload(imageId(known), instance);
-        const head = instance.then((info) => stackFromInstances(this.options.base, studyUid, seriesUid, [info]));
+        const head = instance.then((info) => {
+          const stack = stackFromInstances(this.options.base, studyUid, seriesUid, [info]);
+          // A multi-frame head knows its own frames; a single frame stands for the series' instances.
+          if (stack.imageIds.length === 1 && listed?.instanceCount) stack.expected = listed.instanceCount;
+          return stack;
+        });
         head.catch(() => undefined);
         this.heads.set(key, head);
         headStart = Promise.race([Promise.allSettled([instance, frame]), new Promise((resolve) => setTimeout(resolve, HEAD_START_MS))]);
@@ -766,7 +772,7 @@ export class ViewerSession implements ViewerApi {
         seriesUid: c.seriesUid,
         modality: c.stack?.modality,
         index: c.index,
-        total: c.stack?.imageIds.length ?? 0,
+        total: c.stack ? (c.stack.expected ?? c.stack.imageIds.length) : 0,
         loaded: c.loaded,
         rendered: c.rendered,
         voi: c.voi,

@@ -2,7 +2,8 @@
  * The diagnostic viewer in Chromium (issue #7), as the radiologist of hospital A
  * (13800000004), with a 300-slice synthetic CT (512x512, PixelSpacing 0.7) stored for an
  * exam of hospital A and more studies of the same patient:
- * 1. the login page and the exam list download no Cornerstone code; /viewer does
+ * 1. the login page and the exam list download no Cornerstone code; /viewer does; its
+ *    first image, drawn alone before the series' metadata is in, counts all 300 already
  * 2. from the exam list, "view images" opens the viewer (default settings: a new window):
  *    the first image is drawn (the canvas has non-black pixels)
  * 3. the mouse wheel and the arrow keys move the slice shown in the overlay
@@ -58,6 +59,21 @@ const LEAK_PROBE = `(() => {
     terminate() { if (!this.__ended) { this.__ended = true; ended += 1; } return super.terminate(); }
   };
   window.__viewerProbe = () => ({ webgl: contexts.filter((c) => !c.isContextLost()).length, webglCreated: contexts.length, workers: created - ended, workersCreated: created });
+})();`;
+
+/**
+ * Every image count the page's viewports have shown (data-total), in order: the series'
+ * first image is drawn before its metadata is in, and must count the series already.
+ */
+const TOTALS_PROBE = `(() => {
+  const seen = (window.__viewerTotals = []);
+  const note = (el) => el.dataset && el.dataset.testid === 'viewport' && seen.push(el.getAttribute('data-total'));
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') note(r.target);
+      for (const added of r.addedNodes) if (added.querySelectorAll) [added, ...added.querySelectorAll('[data-testid=viewport]')].forEach(note);
+    }
+  }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-total'] });
 })();`;
 
 type Probe = { webgl: number; webglCreated: number; workers: number; workersCreated: number };
@@ -168,6 +184,22 @@ describe('the diagnostic viewer in Chromium', () => {
       expect(viewer.some((t) => t.includes(CORNERSTONE_MARK))).toBe(true);
     } finally {
       b.page.off('response', record);
+    }
+  }, 120_000);
+
+  test("the first image, drawn alone before the series' metadata is in, already counts the whole series", async () => {
+    // A page of its own: a window.open popup keeps its first (about:blank) window, where an init script would run instead.
+    const page = await b.context.newPage();
+    try {
+      await page.addInitScript(TOTALS_PROBE);
+      await page.goto(`${server.url}/viewer?studies=${ct.studyUid}`);
+      await rendered(page);
+      // The whole stack is in place once the rest of the series loads.
+      await page.waitForFunction(() => Number(document.querySelector('[data-testid=viewport]')?.getAttribute('data-loaded')) > 1);
+      const totals = await page.evaluate(() => (window as unknown as { __viewerTotals: string[] }).__viewerTotals);
+      expect(totals.filter((t) => t !== '0')).toEqual([String(SLICES)]);
+    } finally {
+      await page.close();
     }
   }, 120_000);
 
