@@ -7,12 +7,13 @@
  */
 import { ProTable } from '@ant-design/pro-components';
 import { App, Modal, Result } from 'antd';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { AuthImage } from './components/AuthImage';
 import { loadOptions } from './options';
 import { resourceApi } from './resource';
 import { pickFilters, rowActionTextKey, runPick } from './rowActions';
 import { toColumns, toListQuery, type Row } from './toColumns';
+import { useLatestList } from './useLatestList';
 import type { PickSpec, RowAction, View } from './types';
 import { useTranslate } from './useTranslate';
 import { getView } from './views';
@@ -29,7 +30,7 @@ export function PickDialog({ view, action, row, onClose }: PickDialogProps) {
   const { message } = App.useApp();
   const [picked, setPicked] = useState<Row>();
   const [busy, setBusy] = useState(false);
-  const inflight = useRef<AbortController>();
+  const latestList = useLatestList<Row>();
   const source = getView(action.pick.view);
 
   // The list to pick from: its own view, with the pick's query bar and the row's filters fixed.
@@ -88,18 +89,12 @@ export function PickDialog({ view, action, row, onClose }: PickDialogProps) {
             rowKey="id"
             columns={columns}
             cardProps={{ bodyStyle: { padding: 0 } }}
-            request={async (params, sort) => {
-              inflight.current?.abort();
-              const controller = new AbortController();
-              inflight.current = controller;
-              try {
-                const reply = await resourceApi(pickView.resource).list(toListQuery(pickView, params, sort), controller.signal);
-                if (controller.signal.aborted) return { data: [], total: 0, success: false };
+            request={(params, sort) =>
+              latestList(async (signal) => {
+                const reply = await resourceApi(pickView.resource).list(toListQuery(pickView, params, sort), signal);
                 return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
-              } catch {
-                return { data: [], total: 0, success: false };
-              }
-            }}
+              })
+            }
             rowSelection={{
               type: 'radio',
               selectedRowKeys: picked ? [picked.id as number] : [],

@@ -43,6 +43,7 @@ import { AuthImage } from './components/AuthImage';
 import { excelButtons } from './components/ExcelImport';
 import { exportButtons } from './components/ExportJob';
 import type { RowAction, Translate, View } from './types';
+import { useLatestList } from './useLatestList';
 import { useUserScreenSetting } from './useScreenSettings';
 import { useTranslate } from './useTranslate';
 import { viewName, type FormMode } from './views';
@@ -292,7 +293,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
 
   const queryKey = (queryView.list.query ?? []).join(',');
   const lastFilters = useRef<Record<string, unknown>>({});
-  const inflight = useRef<AbortController>();
+  const latestList = useLatestList<Row>();
 
   const reloadAfterAction = () => {
     setSelected([]);
@@ -311,13 +312,9 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
       // The kind and the tree's node are the list's too: a change asks again (from page 1).
       params={{ $kind: kind, $tree: treeKey }}
-      request={async (params, sort) => {
-        // ProTable shows whichever answer comes last: a reload still under way (after a
-        // save) must not overwrite the query just asked, so the older call is abandoned.
-        inflight.current?.abort();
-        const controller = new AbortController();
-        inflight.current = controller;
-        try {
+      request={(params, sort) =>
+        // A reload still under way (after a save) must not overwrite the query just asked.
+        latestList(async (signal) => {
           const query = toListQuery(queryView, params, sort);
           // The tree's node narrows the query bar's filters; the view's fixed ones still win.
           if (tree)
@@ -331,20 +328,11 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           // A view of sub-lists none of which the user may see has nothing to ask for.
           const listKind = params.$kind as string | undefined;
           if (view.list.kinds && !listKind) return { data: [], total: 0, success: true };
-          const reply = await api.list(query, controller.signal, listKind);
-          // success false: ProTable keeps what it shows (an abandoned call, or a refusal).
-          if (controller.signal.aborted) return { data: [], total: 0, success: false };
-          if (tree) setListLoads((n) => n + 1);
-          return {
-            data: reply?.list ?? [],
-            total: reply?.total ?? 0,
-            success: true,
-          };
-        } catch {
-          // The request wrapper has already told the user (and says nothing of an abandoned call).
-          return { data: [], total: 0, success: false };
-        }
-      }}
+          const reply = await api.list(query, signal, listKind);
+          if (tree && !signal.aborted) setListLoads((n) => n + 1);
+          return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
+        })
+      }
       search={{
         labelWidth: 'auto',
         defaultCollapsed: false,
