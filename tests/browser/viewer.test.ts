@@ -93,6 +93,14 @@ describe('the diagnostic viewer in Chromium', () => {
   const cell = (page: Page, n = 0) => page.getByTestId('viewport-cell').nth(n);
   const overlay = (page: Page, key: string, n = 0) => cell(page, n).getByTestId(`overlay-${key}`);
   const rendered = (page: Page, n = 0) => page.locator('[data-testid=viewport][data-rendered=true]').nth(n).waitFor({ timeout: 60_000 });
+  /**
+   * The n-th viewport shows its whole series: its first image is drawn alone before the
+   * series is known, and scrolling needs the rest, whose loading starts once it is in.
+   */
+  const wholeSeries = async (page: Page, n = 0) => {
+    await rendered(page, n);
+    await page.waitForFunction((k) => Number(document.querySelectorAll('[data-testid=viewport]')[k]?.getAttribute('data-loaded')) > 0, n, { timeout: 60_000 });
+  };
   /** Share of the viewport canvas's pixels that are not black, and a fingerprint of the picture. */
   const picture = (page: Page, n = 0) =>
     viewport(page, n).evaluate((el) => {
@@ -193,9 +201,7 @@ describe('the diagnostic viewer in Chromium', () => {
     try {
       await page.addInitScript(TOTALS_PROBE);
       await page.goto(`${server.url}/viewer?studies=${ct.studyUid}`);
-      await rendered(page);
-      // The whole stack is in place once the rest of the series loads.
-      await page.waitForFunction(() => Number(document.querySelector('[data-testid=viewport]')?.getAttribute('data-loaded')) > 1);
+      await wholeSeries(page);
       const totals = await page.evaluate(() => (window as unknown as { __viewerTotals: string[] }).__viewerTotals);
       expect(totals.filter((t) => t !== '0')).toEqual([String(SLICES)]);
     } finally {
@@ -211,7 +217,7 @@ describe('the diagnostic viewer in Chromium', () => {
     await row.getByTestId('row-action-viewImages').click();
     popup = await opened;
     await popup.waitForURL(`**/viewer?exam=${exam.id}`);
-    await rendered(popup);
+    await wholeSeries(popup);
     await settled(popup);
     expect(await viewport(popup).getAttribute('data-total')).toBe(String(SLICES));
     const { lit } = await picture(popup);
@@ -369,7 +375,9 @@ describe('the diagnostic viewer in Chromium', () => {
     await row.getByTestId('row-action-viewImages').click();
     await page.waitForURL('**/viewer?exam=*');
     await rendered(page);
-    // The probe sees the viewer's context and its decode workers while it is open.
+    // The probe sees the viewer's context and its decode workers while it is open (the
+    // workers start with the rest of the series, after the first image).
+    await page.waitForFunction(() => (window as unknown as { __viewerProbe(): Probe }).__viewerProbe().workers > 0);
     const open = await probe();
     expect(open.webgl).toBeGreaterThan(0);
     expect(open.workers).toBeGreaterThan(0);
@@ -425,7 +433,7 @@ describe('the diagnostic viewer in Chromium', () => {
     await page.getByTestId('compare-open').click();
     await page.waitForURL('**/viewer?compare=*');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=viewport]').length === 3);
-    for (let n = 0; n < 3; n++) await rendered(page, n);
+    for (let n = 0; n < 3; n++) await wholeSeries(page, n);
     expect(await page.getByTestId('viewer-grid').getAttribute('data-grid')).toBe('1x3');
     const descriptions = await Promise.all([0, 1, 2].map((n) => overlay(page, 'studyDescription', n).textContent()));
     expect(descriptions.sort()).toEqual(['Earlier CT 1', 'Earlier CT 2', 'Synthetic study']);
