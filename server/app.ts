@@ -1,6 +1,7 @@
 /**
  * Builds the Fastify application around an open database and file storage.
- * Layers load in order: external plugins (platform: ids, language, errors; docs; UI)
+ * Layers load in order: external plugins (platform: ids, language, errors; security
+ * headers; docs; UI)
  * → domain plugins → the routes of each service under its versioned prefix.
  * Tests call buildApp and use app.inject; main.ts adds the listener and signals.
  */
@@ -14,7 +15,8 @@ import { loadSchemas } from './lib/schemas';
 import { AJV_OPTIONS } from './lib/ajv';
 import platform from './plugins/platform';
 import docs from './plugins/docs';
-import ui from './plugins/ui';
+import ui, { inlineScriptHashes } from './plugins/ui';
+import security from './plugins/security';
 import auth from './plugins/auth';
 import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
@@ -70,6 +72,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(serializerCompiler(schemas));
 
   await app.register(platform, { appIds: opts.config.appIds });
+  await app.register(security, { scriptHashes: inlineScriptHashes(opts.config.distDir), connectOrigins: opts.config.connectOrigins });
   await app.register(auth);
   await app.register(formbody);
   await app.register(docs);

@@ -19,6 +19,10 @@ export interface ServerConfig {
   logRequests: boolean;
   seedDemo: boolean;
   trustProxy: boolean;
+  /** Serve the API documentation (/api/docs, its JSON only to holders of DOCS_PERMISSION); off by default in production. */
+  apiDocs: boolean;
+  /** Origins the built UI calls besides its own (API_BASE), allowed by the Content-Security-Policy. */
+  connectOrigins: string[];
   appIds: string[];
   shutdownTimeoutMs: number;
   identity: IdentityConfig;
@@ -38,6 +42,8 @@ export interface IdentityConfig {
   sessionIdleMinutes: number;
   /** Remember-me ("7-day auto login") sessions last this long from login. */
   rememberMeDays: number;
+  /** Sessions one user may hold at once; a new login past it revokes the oldest. 0: no limit. */
+  maxSessionsPerUser: number;
   /** How long a resolved session is kept in process (identity/sessionCache.ts); 0 turns the cache off. */
   authCacheMs: number;
   /** Wrong passwords in a row that lock the account. */
@@ -62,6 +68,12 @@ function bool(value: string | undefined, fallback: boolean): boolean {
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
 }
 
+/** The origin of an absolute URL; nothing for a relative one (the page's own origin). */
+function originOf(url: string | undefined): string[] {
+  if (!url || !/^https?:\/\//.test(url)) return [];
+  return [new URL(url).origin];
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const root = ROOT;
   const dataDir = path.resolve(env.DATA_DIR || path.join(root, 'data'));
@@ -79,11 +91,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logRequests: bool(env.LOG_REQUESTS, false),
     seedDemo: bool(env.SEED_DEMO, true),
     trustProxy: bool(env.TRUST_PROXY, false),
+    apiDocs: bool(env.API_DOCS, env.NODE_ENV !== 'production'),
+    connectOrigins: originOf(env.API_BASE),
     appIds: env.APP_IDS ? env.APP_IDS.split(',').map((s) => s.trim()).filter(Boolean) : app.appIds,
     shutdownTimeoutMs: Number(env.SHUTDOWN_TIMEOUT_MS || 4500),
     identity: {
       sessionIdleMinutes: Number(env.SESSION_IDLE_MINUTES || 30),
       rememberMeDays: Number(env.REMEMBER_ME_DAYS || 7),
+      maxSessionsPerUser: Number(env.SESSION_MAX_PER_USER ?? 5),
       authCacheMs: Number(env.AUTH_CACHE_MS ?? 1000),
       maxFailures: Number(env.LOGIN_MAX_FAILURES || 4),
       lockMinutes: Number(env.LOGIN_LOCK_MINUTES || 60),

@@ -7,6 +7,7 @@ import type { Queryable } from '../db';
 import type { IdentityConfig } from '../config';
 import { AppError } from '../lib/errors';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN, sha256, verifyPassword } from './passwords';
+import { normalizeCaptchaAnswer } from './captcha';
 
 export const SMS_PURPOSES = ['login', 'reset', 'password'] as const;
 export type SmsPurpose = (typeof SMS_PURPOSES)[number];
@@ -46,17 +47,131 @@ export function normalizeMobile(mobile: string): string {
   return mobile.replace(/^\+86/, '');
 }
 
-export async function recordFailure(q: Queryable, userId: number, config: IdentityConfig) {
-  const { rows } = await q.query<{ failed_attempts: number; locked_until: string | null }>(
-    `UPDATE app_user
-        SET failed_attempts = failed_attempts + 1,
-            locked_until = CASE WHEN failed_attempts + 1 >= $2 THEN now() + make_interval(mins => $3::int) ELSE locked_until END
+/**
+ * Why a login is refused. `userId` is set only for a known account (for the audit);
+ * `extra` goes into the reply as it is.
+ */
+export class LoginRefused extends AppError {
+  constructor(code: string, readonly userId?: number, extra?: Record<string, unknown>) {
+    super(code, undefined, extra);
+  }
+}
+
+export interface Credentials {
+  mobile: string;
+  loginType: 'password' | 'sms';
+  /** The password or SMS code, decoded. */
+  secret: string | undefined;
+  captchaKey?: string;
+  captchaCode?: string;
+}
+
+/**
+ * Checks a login and returns the account, or throws LoginRefused. In this order:
+ * - a captcha sent is always checked (consumed) first; one is required once the mobile
+ *   has a failure on record (UAA107), so it comes before any password;
+ * - an attempt is reserved in one UPDATE that counts it as a failure in advance and is
+ *   refused while the account is locked or already has `maxFailures` attempts counted
+ *   (UAA009): however many requests race, at most `maxFailures` passwords are evaluated
+ *   until the lock period ends or a login succeeds;
+ * - a right password clears the count only if no concurrent failure has locked the
+ *   account meanwhile (UAA009 then), a wrong one locks it on the last attempt.
+ * An unknown mobile does the same work (a password against a dummy hash) and gets the
+ * same answers as a known one until a valid captcha has been given; only then UAA001.
+ * A disabled account (UAA003) is told only to someone who knows its password.
+ */
+export async function authenticate(q: Queryable, config: IdentityConfig, c: Credentials): Promise<UserRow> {
+  const user = await findUserByMobile(q, c.mobile, config);
+  const captchaGiven = Boolean(c.captchaKey || c.captchaCode);
+  if (captchaGiven) {
+    try {
+      await checkCaptcha(q, c.captchaKey, c.captchaCode);
+    } catch (e) {
+      throw new LoginRefused((e as AppError).code, user?.id, { captchaRequired: true });
+    }
+  }
+  const wrong = c.loginType === 'password' ? 'UAA002' : 'UAA101';
+  if (!user) {
+    // As a known account: no captcha after a failure is refused before any evaluation.
+    if (!captchaGiven && (await hasFailureOnRecord(q, c.mobile))) throw new LoginRefused('UAA107', undefined, { captchaRequired: true });
+    await evaluate(q, c, undefined);
+    if (captchaGiven) throw new LoginRefused('UAA001');
+    throw new LoginRefused(wrong, undefined, { remainingAttempts: config.maxFailures - 1, captchaRequired: true });
+  }
+  const reserved = await q.query<{ failed_attempts: number }>(
+    `UPDATE app_user SET
+            failed_attempts = CASE WHEN locked_until <= now() THEN 1 ELSE failed_attempts + 1 END,
+            locked_until = CASE WHEN locked_until <= now() THEN NULL ELSE locked_until END
       WHERE id = $1
-      RETURNING failed_attempts, locked_until`,
-    [userId, config.maxFailures, config.lockMinutes],
+        AND (locked_until IS NULL OR locked_until <= now())
+        AND (locked_until IS NOT NULL OR failed_attempts < $2)
+        AND (failed_attempts = 0 OR $3::boolean)
+      RETURNING failed_attempts`,
+    [user.id, config.maxFailures, captchaGiven],
   );
-  const { failed_attempts, locked_until } = rows[0];
-  return { failedAttempts: failed_attempts, lockedUntil: failed_attempts >= config.maxFailures ? toIso(locked_until) : null };
+  if (!reserved.rows[0]) {
+    const now = (await findUserByMobile(q, user.mobile, config)) ?? user;
+    if (!captchaGiven) throw new LoginRefused('UAA107', user.id, { captchaRequired: true });
+    throw new LoginRefused('UAA009', user.id, now.locked ? { lockedUntil: toIso(now.locked_until) } : {});
+  }
+  if (!(await evaluate(q, c, user))) {
+    const { rows } = await q.query<{ failed_attempts: number; locked_until: string | null; locked: boolean }>(
+      `UPDATE app_user
+          SET locked_until = CASE WHEN failed_attempts >= $2 AND (locked_until IS NULL OR locked_until <= now())
+                                  THEN now() + make_interval(mins => $3::int) ELSE locked_until END
+        WHERE id = $1
+        RETURNING failed_attempts, locked_until, (locked_until IS NOT NULL AND locked_until > now()) AS locked`,
+      [user.id, config.maxFailures, config.lockMinutes],
+    );
+    if (rows[0].locked) throw new LoginRefused('UAA009', user.id, { lockedUntil: toIso(rows[0].locked_until) });
+    throw new LoginRefused(wrong, user.id, { remainingAttempts: Math.max(0, config.maxFailures - rows[0].failed_attempts), captchaRequired: true });
+  }
+  const cleared = await q.query(
+    `UPDATE app_user SET failed_attempts = 0, locked_until = NULL, last_login_at = now()
+      WHERE id = $1 AND (locked_until IS NULL OR locked_until <= now())`,
+    [user.id],
+  );
+  if (cleared.rowCount !== 1) {
+    const now = (await findUserByMobile(q, user.mobile, config)) ?? user;
+    throw new LoginRefused('UAA009', user.id, { lockedUntil: toIso(now.locked_until) });
+  }
+  if (user.status !== 1) throw new LoginRefused('UAA003', user.id);
+  return user;
+}
+
+/** The password against the account's hash (or a dummy one, the same work), or the SMS code. */
+async function evaluate(q: Queryable, c: Credentials, user: UserRow | undefined): Promise<boolean> {
+  if (c.loginType === 'password') {
+    const good = await verifyPassword(c.secret ?? '', user?.password_hash ?? (await dummyHash()));
+    return good && user !== undefined;
+  }
+  const good = await consumeSmsCode(q, normalizeMobile(c.mobile), 'login', c.secret);
+  return good && user !== undefined;
+}
+
+let dummy: Promise<string> | undefined;
+/** A hash of a random password, made once: unknown mobiles cost the same scrypt as known ones. */
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(crypto.randomBytes(12).toString('base64'));
+  return dummy;
+}
+
+/**
+ * Whether the next login of this mobile needs the captcha: the account has failures,
+ * or (for a mobile no account has) a failed login was recorded for it, so that both
+ * answer alike.
+ */
+export async function captchaRequiredFor(q: Queryable, mobile: string, config: IdentityConfig): Promise<boolean> {
+  const user = await findUserByMobile(q, mobile, config);
+  return user ? user.failed_attempts > 0 : hasFailureOnRecord(q, mobile);
+}
+
+async function hasFailureOnRecord(q: Queryable, mobile: string): Promise<boolean> {
+  const { rows } = await q.query<{ failed: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM login_audit WHERE mobile = $1 AND outcome = 'failure') AS failed`,
+    [normalizeMobile(mobile)],
+  );
+  return rows[0].failed;
 }
 
 export function toIso(value: Date | string | null): string | null {
@@ -76,7 +191,7 @@ export async function newCaptcha(q: Queryable, answer: string): Promise<string> 
 export async function checkCaptcha(q: Queryable, key: string | undefined, code: string | undefined): Promise<void> {
   if (!key || !code) throw new AppError('UAA107', undefined, { captchaRequired: true });
   const { rows } = await q.query<{ answer: string }>('DELETE FROM captcha WHERE key = $1 AND expires_at > now() RETURNING answer', [key]);
-  if (!rows[0] || rows[0].answer !== code.trim()) throw new AppError('UAA104', undefined, { captchaRequired: true });
+  if (!rows[0] || rows[0].answer !== normalizeCaptchaAnswer(code)) throw new AppError('UAA104', undefined, { captchaRequired: true });
 }
 
 const smsHash = (mobile: string, purpose: string, code: string) => sha256(`${mobile}:${purpose}:${code}`);

@@ -22,7 +22,11 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
+/** Sees (and may hold) each password evaluation: tests count them under concurrency. Unset in production. */
+export const passwordProbe: { onEvaluate?: () => void | Promise<void> } = {};
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  await passwordProbe.onEvaluate?.();
   const [alg, n, r, p, salt, hash] = stored.split('$');
   if (alg !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');

@@ -56,6 +56,17 @@ export async function createSession(
      VALUES ($1, $2, $3, $4, $5, now() + $6::interval, $7, $8)`,
     [sha256(token), s.userId, s.hospitalId, s.rememberMe, s.passwordExpired, lifetime, s.ip ?? null, s.userAgent?.slice(0, 300) ?? null],
   );
+  if (config.maxSessionsPerUser > 0) {
+    // The user's live sessions past the limit, oldest first, end now (the new one is the newest).
+    await q.query(
+      `UPDATE session SET revoked_at = now()
+        WHERE token_hash IN (
+          SELECT token_hash FROM session
+           WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()
+           ORDER BY created_at DESC, last_seen_at DESC OFFSET $2)`,
+      [s.userId, config.maxSessionsPerUser],
+    );
+  }
   return token;
 }
 

@@ -12,6 +12,7 @@ import { AppError } from '../lib/errors';
 import { assertPermissionKey, hasPermission } from '../identity/access';
 import { resolveSession, type AuthContext } from '../identity/sessions';
 import { sendError } from './platform';
+import { DOCS_DOCUMENT, DOCS_PERMISSION, DOCS_PREFIX } from './docs';
 
 export interface RouteAccess {
   public?: boolean;
@@ -57,10 +58,15 @@ async function auth(fastify: FastifyInstance) {
 
   fastify.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api')) return;
-    const config = (route.config ?? {}) as RouteAccess;
-    if (route.url.startsWith('/api/docs')) {
-      route.config = { ...config, public: true } as typeof route.config;
-      return;
+    let config = (route.config ?? {}) as RouteAccess;
+    if (route.url.startsWith(DOCS_PREFIX)) {
+      // Swagger UI's page and assets are public; the API document needs its permission.
+      if (!DOCS_DOCUMENT.test(route.url)) {
+        route.config = { ...config, public: true } as typeof route.config;
+        return;
+      }
+      config = { permission: DOCS_PERMISSION };
+      route.config = { ...route.config, ...config } as typeof route.config;
     }
     const declared = [config.public, config.session, config.permission].filter(Boolean).length;
     if (declared !== 1) {

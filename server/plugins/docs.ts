@@ -1,10 +1,37 @@
-/** OpenAPI 3 generated from the route schemas: JSON at /api/docs/json, browsable at /api/docs. */
+/**
+ * OpenAPI 3 generated from the route schemas. The document is always built (tests and
+ * tools read app.swagger()); it is served only when API_DOCS is on (the default outside
+ * production): JSON at /api/docs/json (and YAML) to a session holding DOCS_PERMISSION,
+ * browsable at /api/docs. The browsing page is Swagger UI's static bundle, which holds
+ * nothing of ours: it fetches the document with the token of the user signed in to the
+ * platform in the same browser, so it shows the API only to that user.
+ */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import app from '../../config/app.json';
 import { SERVICES } from '../routes/services';
 import { version } from '../version';
+
+export const DOCS_PREFIX = '/api/docs';
+/** Who may read the API document: system configuration administrators. */
+export const DOCS_PERMISSION = 'system.generalConfig:edit';
+/** The document itself (the rest of /api/docs is Swagger UI's page and assets). */
+export const DOCS_DOCUMENT = /^\/api\/docs\/(json|yaml)$/;
+
+/**
+ * Swagger UI's request interceptor, serialised into its initializer script (a file, not
+ * inline): adds the app id and the platform's stored token to every call it makes.
+ */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval
+const attachToken = new Function(
+  'req',
+  `var token = window.localStorage.getItem(${JSON.stringify(app.tokenStorageKey)});
+   if (token) req.headers['X-Auth-Token'] = token;
+   req.headers['X-App-Id'] = ${JSON.stringify(app.clientAppId)};
+   return req;`,
+);
 
 async function docs(fastify: FastifyInstance) {
   await fastify.register(swagger, {
@@ -23,7 +50,9 @@ async function docs(fastify: FastifyInstance) {
     // reply.json and friends are referenced by $id; expose them under their own names.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`).replace(/\.json$/, '') },
   });
-  await fastify.register(swaggerUi, { routePrefix: '/api/docs' });
+  if (fastify.config.apiDocs) {
+    await fastify.register(swaggerUi, { routePrefix: DOCS_PREFIX, uiConfig: { requestInterceptor: attachToken } as object });
+  }
 }
 
 export default fp(docs, { name: 'docs' });

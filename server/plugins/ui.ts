@@ -3,11 +3,25 @@
  * index.html and the client router decides (an unknown route shows /404).
  * Hashed assets are cached for a year; index.html never, so a deploy shows at once.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import fastifyStatic from '@fastify/static';
+
+/**
+ * CSP hashes of the inline scripts in the built index.html (umi may write some), so the
+ * policy allows exactly those and no other inline script.
+ */
+export function inlineScriptHashes(distDir: string): string[] {
+  const index = path.join(distDir, 'index.html');
+  if (!fs.existsSync(index)) return [];
+  const html = fs.readFileSync(index, 'utf8');
+  return [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
+    .filter((m) => m[1].trim() !== '')
+    .map((m) => `sha256-${crypto.createHash('sha256').update(m[1], 'utf8').digest('base64')}`);
+}
 
 async function ui(fastify: FastifyInstance, opts: { distDir: string }) {
   const index = path.join(opts.distDir, 'index.html');

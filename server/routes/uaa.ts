@@ -13,19 +13,21 @@ import { caller } from '../plugins/auth';
 import { menuList } from '../identity/access';
 import {
   audit,
+  authenticate,
+  captchaRequiredFor,
   checkCaptcha,
   consumeSmsCode,
   findUserByMobile,
   issueSmsCode,
+  LoginRefused,
   newCaptcha,
   normalizeMobile,
-  recordFailure,
   replacePassword,
   SMS_PURPOSES,
   toIso,
   type SmsPurpose,
 } from '../identity/accounts';
-import { randomDigits, renderCaptcha } from '../identity/captcha';
+import { randomCaptchaText, renderCaptcha } from '../identity/captcha';
 import { fromBase64, verifyPassword } from '../identity/passwords';
 import { createSession, revokeSession, revokeUserSessions } from '../identity/sessions';
 import { createSmsProvider } from '../identity/sms';
@@ -96,32 +98,23 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
     async (request) => {
       const body = request.body;
       const ip = request.ip;
+      const auditMobile = normalizeMobile(body.mobile);
       const fail = async (code: string, userId?: number, extra?: Record<string, unknown>) => {
-        await audit(fastify.db, { userId, mobile: body.mobile, ip, loginType: body.loginType, outcome: 'failure', code });
+        await audit(fastify.db, { userId, mobile: auditMobile, ip, loginType: body.loginType, outcome: 'failure', code });
         return new AppError(code, undefined, extra);
       };
-      const user = await findUserByMobile(fastify.db, body.mobile, config);
-      if (!user) throw await fail('UAA001');
-      if (user.status !== 1) throw await fail('UAA003', user.id);
-      if (user.locked) throw await fail('UAA009', user.id, { lockedUntil: toIso(user.locked_until) });
-      if (user.failed_attempts > 0) {
-        try {
-          await checkCaptcha(fastify.db, body.captchaKey, body.captchaCode);
-        } catch (e) {
-          throw await fail((e as AppError).code, user.id, { captchaRequired: true });
-        }
-      }
-      const good =
-        body.loginType === 'password'
-          ? await verifyPassword(fromBase64(body.password) ?? '', user.password_hash)
-          : await consumeSmsCode(fastify.db, user.mobile, 'login', fromBase64(body.smsCode));
-      if (!good) {
-        const { failedAttempts, lockedUntil } = await recordFailure(fastify.db, user.id, config);
-        if (lockedUntil) throw await fail('UAA009', user.id, { lockedUntil });
-        throw await fail(body.loginType === 'password' ? 'UAA002' : 'UAA101', user.id, {
-          remainingAttempts: config.maxFailures - failedAttempts,
-          captchaRequired: true,
+      let user;
+      try {
+        user = await authenticate(fastify.db, config, {
+          mobile: body.mobile,
+          loginType: body.loginType,
+          secret: fromBase64(body.loginType === 'password' ? body.password : body.smsCode),
+          captchaKey: body.captchaKey,
+          captchaCode: body.captchaCode,
         });
+      } catch (e) {
+        if (!(e instanceof LoginRefused)) throw e;
+        throw await fail(e.code, e.userId, e.extra);
       }
 
       const hospitals = await memberships(fastify, user.id);
@@ -133,7 +126,6 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       }
       const rememberMe = body.rememberMe === true;
       const token = await fastify.db.tx(async (q) => {
-        await q.query('UPDATE app_user SET failed_attempts = 0, locked_until = NULL, last_login_at = now() WHERE id = $1', [user.id]);
         await audit(q, { userId: user.id, mobile: user.mobile, ip, loginType: body.loginType, outcome: 'success' });
         return createSession(q, config, {
           userId: user.id,
@@ -275,9 +267,11 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const user = await findUserByMobile(fastify.db, request.body.mobile, config);
-      if (!user) throw new AppError('UAA001');
       await fastify.db.tx(async (q) => {
-        if (!(await consumeSmsCode(q, user.mobile, 'reset', fromBase64(request.body.smsCode)))) throw new AppError('UAA101');
+        // An unknown mobile is checked the same way (its code, if one was "issued", was
+        // never sent) and answers as a wrong code does: no valid code can exist for it.
+        const good = await consumeSmsCode(q, normalizeMobile(request.body.mobile), 'reset', fromBase64(request.body.smsCode));
+        if (!good || !user) throw new AppError('UAA101');
         await replacePassword(q, user, fromBase64(request.body.newPassword), fromBase64(request.body.confirmPassword));
         await revokeUserSessions(q, user.id);
       });
@@ -331,7 +325,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       },
     },
     async () => {
-      const answer = randomDigits(4);
+      const answer = randomCaptchaText();
       const captchaKey = await newCaptcha(fastify.db, answer);
       return ok({ captchaKey, image: renderCaptcha(answer), expiresIn: 300 });
     },
@@ -349,8 +343,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const user = await findUserByMobile(fastify.db, request.query.mobile, config);
-      return ok({ required: !!user && user.failed_attempts > 0 });
+      return ok({ required: await captchaRequiredFor(fastify.db, request.query.mobile, config) });
     },
   );
 
@@ -376,15 +369,17 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
     async (request) => {
       const target = normalizeMobile(request.params.mobile);
       const purpose = request.body?.purpose ?? 'login';
-      if (request.body?.captchaKey || request.body?.captchaCode) {
-        await checkCaptcha(fastify.db, request.body.captchaKey, request.body.captchaCode);
-      }
+      const captchaGiven = Boolean(request.body?.captchaKey || request.body?.captchaCode);
+      if (captchaGiven) await checkCaptcha(fastify.db, request.body?.captchaKey, request.body?.captchaCode);
       const user = await findUserByMobile(fastify.db, target, config);
-      if (!user) throw new AppError('UAA001');
+      // A code is issued (and counted against the mobile's and the IP's limits) for an
+      // unknown mobile too, only never sent: the answer is the same as for an account
+      // until a valid captcha has been given.
       await fastify.db.tx(async (q) => {
         const code = await issueSmsCode(q, config, target, purpose, request.ip);
-        await sms.send(q, target, translate(request.lang, 'sms.code', { code, minutes: 5 }));
+        if (user) await sms.send(q, target, translate(request.lang, 'sms.code', { code, minutes: 5 }));
       });
+      if (!user && captchaGiven) throw new AppError('UAA001');
       return ok({ expiresIn: 300, resendAfter: config.smsMobileIntervalSeconds });
     },
   );

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { translate } from '../../locales';
 import { dbKinds } from '../support/db';
 import { appHeaders, startTestPlatform, type TestPlatform } from '../support/app';
+import { authed, login } from '../support/auth';
 
 describe.each(dbKinds)('platform conventions on %s', (kind) => {
   let p: TestPlatform;
@@ -130,8 +131,8 @@ describe.each(dbKinds)('platform conventions on %s', (kind) => {
     expect(big.json().status).toBe('UAA413');
   });
 
-  test('the OpenAPI document is generated from the routes', async () => {
-    const r = await p.app.inject({ method: 'GET', url: '/api/docs/json' });
+  test('the OpenAPI document is generated from the routes (for its permission: tests/api/login.test.ts)', async () => {
+    const r = await p.app.inject({ method: 'GET', url: '/api/docs/json', headers: authed(await login(p.app, '13800000001')) });
     expect(r.statusCode).toBe(200);
     const doc = r.json();
     expect(doc.openapi).toMatch(/^3\./);

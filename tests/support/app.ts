@@ -26,7 +26,9 @@ export async function startTestPlatform(
 ): Promise<TestPlatform> {
   const database: TestDatabase = await createTestDatabase(kind);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, DIST_DIR: path.join(dataDir, 'no-dist'), LOG_LEVEL: 'silent', ...env });
+  // SESSION_MAX_PER_USER=0: test files log the same demo users in many times and keep
+  // each token; the limit itself is tested where it is set (tests/api/login.test.ts).
+  const config = loadConfig({ DATA_DIR: dataDir, DIST_DIR: path.join(dataDir, 'no-dist'), LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', ...env });
   const db = await database.open();
   const { app } = await preparePlatform(config, { db, logger: false, beforeReady });
   return {

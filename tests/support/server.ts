@@ -38,8 +38,9 @@ export function makeDataDir(): string {
 export async function startPlatformProcess(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<RunningPlatform> {
   const port = await freePort();
   const dataDir = opts.dataDir ?? makeDataDir();
-  // A DICOM port of its own too: test processes run side by side.
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DICOM_PORT: String(await freePort()), ...opts.env };
+  // A DICOM port of its own too: test processes run side by side. No session limit: the
+  // tests log the same demo users in on many pages (tests/api/login.test.ts tests the limit).
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DICOM_PORT: String(await freePort()), SESSION_MAX_PER_USER: '0', ...opts.env };
   if (!opts.env?.DATABASE_URL) delete env.DATABASE_URL;
   const proc = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
