@@ -110,8 +110,8 @@ export async function authenticate(q: Queryable, config: IdentityConfig, c: Cred
     [user.id, config.maxFailures, captchaGiven],
   );
   if (!reserved.rows[0]) {
-    const now = (await findUserByMobile(q, user.mobile, config)) ?? user;
     if (!captchaGiven) throw new LoginRefused('UAA107', user.id, { captchaRequired: true });
+    const now = (await findUserByMobile(q, user.mobile, config)) ?? user;
     throw new LoginRefused('UAA009', user.id, now.locked ? { lockedUntil: toIso(now.locked_until) } : {});
   }
   if (!(await evaluate(q, c, user))) {

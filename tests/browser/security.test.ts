@@ -40,13 +40,16 @@ describe('the Content-Security-Policy in Chromium', () => {
     expect(csp).not.toContain("'unsafe-inline'; script");
     expect(doc!.headers()['x-frame-options']).toBe('DENY');
 
+    // A retried run starts again from an account without failures.
+    await server.db.query("UPDATE app_user SET failed_attempts = 0, locked_until = NULL WHERE mobile = '13800000003'");
     await page.getByTestId('login-tab-password').click();
     await page.getByTestId('login-mobile').fill('13800000003');
     await page.getByTestId('login-password').fill('Wrong#2026');
     const refused = page.waitForResponse((r) => r.url().endsWith('/api/uaa/v1/login'));
+    // The form asks for a captcha as soon as the refusal arrives.
+    const captchaShown = page.waitForResponse((r) => r.url().endsWith('/api/uaa/v1/captcha'));
     await page.getByTestId('login-submit').click();
     expect((await (await refused).json()).status).toBe('UAA002');
-    const captchaShown = page.waitForResponse((r) => r.url().endsWith('/api/uaa/v1/captcha'));
     const image = page.getByTestId('login-captcha-image').locator('img');
     await image.waitFor();
     const { captchaKey } = (await (await captchaShown).json()).data;
