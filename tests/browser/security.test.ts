@@ -5,7 +5,7 @@
  * so the test can read the captcha's answer from the database.
  */
 import { DEMO_PASSWORD } from '../../mock/identity';
-import { openBrowser, type BrowserSession } from '../support/browser';
+import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 
 describe('the Content-Security-Policy in Chromium', () => {
@@ -67,5 +67,33 @@ describe('the Content-Security-Policy in Chromium', () => {
     await page.locator('.ant-table-row').first().waitFor();
     await b.shot('security-app');
     expect(violations).toEqual([]);
+  });
+
+  test('the API documentation page shows the API to a signed-in administrator, without a violation', async () => {
+    const { page } = b;
+    await page.evaluate(() => localStorage.clear());
+    await loginInBrowser(page, server.url, '13800000001', DEMO_PASSWORD);
+    const documentAnswer = page.waitForResponse((r) => r.url().endsWith('/api/docs/json'));
+    await page.goto(`${server.url}/api/docs`);
+    expect((await documentAnswer).status()).toBe(200);
+    await page.locator('.opblock-tag').first().waitFor();
+    await b.shot('security-api-docs');
+    expect(violations).toEqual([]);
+  });
+
+  test('a violation would be seen: an inline script is blocked and the event the test listens to fires', async () => {
+    const { page } = b;
+    await page.goto(`${server.url}/login`);
+    const directive = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective), { once: true });
+          const s = document.createElement('script');
+          s.textContent = 'window.inlineRan = true';
+          document.body.appendChild(s);
+        }),
+    );
+    expect(directive).toMatch(/^script-src/);
+    expect(await page.evaluate(() => (window as unknown as { inlineRan?: boolean }).inlineRan)).toBeUndefined();
   });
 });

@@ -22,7 +22,8 @@ export interface InProcessPlatform {
 
 export async function startInProcess(): Promise<InProcessPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-inproc-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  // No session limit: the tests log the same demo users in many times (tests/api/login.test.ts tests it).
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0' });
   const db = await openDb({});
   const { app } = await preparePlatform(config, { db, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
