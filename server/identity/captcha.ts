@@ -73,6 +73,6 @@ export function renderCaptcha(answer: string): string {
   const [ax, ay, fx, fy, px, py] = [rnd(1, 2), rnd(1.5, 2.5), rnd(0.08, 0.14), rnd(0.05, 0.09), rnd(0, 6.3), rnd(0, 6.3)];
   const bent = mapPoints(glyphs.join(''), (x, y) => [x + ax * Math.sin(y * fx + px), y + ay * Math.sin(x * fy + py)]);
   const hue = crypto.randomInt(0, 360);
-  const svg = others.replace('</svg>', `<path fill="hsl(${hue},55%,35%)" d="${bent}"/></svg>`);
+  const svg = others.replace('</svg>', `<path fill="hsl(${hue},60%,30%)" stroke="hsl(${hue},60%,30%)" stroke-width="0.7" d="${bent}"/></svg>`);
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }

@@ -233,7 +233,7 @@ describe.each(dbKinds)('login hardening on %s', (kind) => {
   });
 });
 
-describe.each(dbKinds)('API documentation in production on %s', (kind) => {
+describe.each(dbKinds)('production defaults on %s', (kind) => {
   let p: TestPlatform;
   beforeAll(async () => {
     p = await startTestPlatform(kind, { NODE_ENV: 'production' });
@@ -247,5 +247,11 @@ describe.each(dbKinds)('API documentation in production on %s', (kind) => {
       expect(r.statusCode).toBe(404);
     }
     expect(typeof p.app.swagger().paths).toBe('object');
+  });
+
+  test('without TRUST_PROXY a forwarded "https" is not believed: no HSTS', async () => {
+    const r = await p.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-forwarded-proto': 'https' } });
+    expect(r.headers['strict-transport-security']).toBeUndefined();
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
   });
 });
