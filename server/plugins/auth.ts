@@ -12,7 +12,12 @@ import { AppError } from '../lib/errors';
 import { assertPermissionKey, hasPermission } from '../identity/access';
 import { resolveSession, type AuthContext } from '../identity/sessions';
 import { sendError } from './platform';
-import { DOCS_DOCUMENT, DOCS_PERMISSION, DOCS_PREFIX } from './docs';
+
+/** The API documentation (plugins/docs.ts): Swagger UI's page and assets are public... */
+export const DOCS_PREFIX = '/api/docs';
+/** ...the document itself (JSON, YAML) is for system configuration administrators. */
+export const DOCS_DOCUMENT = /^\/api\/docs\/(json|yaml)$/;
+export const DOCS_PERMISSION = 'system.generalConfig:edit';
 
 export interface RouteAccess {
   public?: boolean;

@@ -13,12 +13,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import app from '../../config/app.json';
 import { SERVICES } from '../routes/services';
 import { version } from '../version';
+import { DOCS_PREFIX } from './auth';
 
-export const DOCS_PREFIX = '/api/docs';
-/** Who may read the API document: system configuration administrators. */
-export const DOCS_PERMISSION = 'system.generalConfig:edit';
-/** The document itself (the rest of /api/docs is Swagger UI's page and assets). */
-export const DOCS_DOCUMENT = /^\/api\/docs\/(json|yaml)$/;
 
 /**
  * Swagger UI's request interceptor, serialised into its initializer script (a file, not
