@@ -210,32 +210,27 @@ export function planMemberships(
 
 /* ---- loaders ---- */
 
-interface RoleRow {
-  id: number;
-  permissions: PermissionMap;
-  data_scope: Grant['dataScope'];
-  data_conditions: ConditionSet | null;
-  region_org_ids: number[];
-  remote_org_ids: number[];
-  owner_hospital_id: number | null;
-}
+/** A role row as read (ROLE_GRANT_SELECT, or any select with the same names). */
+export type RoleRow = Omit<StoredRole, 'ownerHospitalId'> & { ownerHospitalId?: number | null };
 
-export const ROLE_GRANT_COLUMNS = 'id, permissions, data_scope, data_conditions, region_org_ids, remote_org_ids, owner_hospital_id';
+const ROLE_GRANT_SELECT = `id, permissions, data_scope AS "dataScope", data_conditions AS "dataConditions",
+  region_org_ids AS "regionOrgIds", remote_org_ids AS "remoteOrgIds", owner_hospital_id AS "ownerHospitalId"`;
 
+/** A role as the judgements compare it (absent authorizations empty, absent owner the region). */
 export function storedRole(r: RoleRow): StoredRole {
   return {
     id: r.id,
     permissions: r.permissions ?? {},
-    dataScope: r.data_scope,
-    dataConditions: r.data_conditions,
-    regionOrgIds: r.region_org_ids ?? [],
-    remoteOrgIds: r.remote_org_ids ?? [],
-    ownerHospitalId: r.owner_hospital_id,
+    dataScope: r.dataScope,
+    dataConditions: r.dataConditions ?? null,
+    regionOrgIds: r.regionOrgIds ?? [],
+    remoteOrgIds: r.remoteOrgIds ?? [],
+    ownerHospitalId: r.ownerHospitalId ?? null,
   };
 }
 
 export async function loadRoles(q: Queryable, ids: number[]): Promise<Map<number, StoredRole>> {
-  const { rows } = await q.query<RoleRow>(`SELECT ${ROLE_GRANT_COLUMNS} FROM role WHERE id = ANY($1::int[])`, [ids]);
+  const { rows } = await q.query<RoleRow>(`SELECT ${ROLE_GRANT_SELECT} FROM role WHERE id = ANY($1::int[])`, [ids]);
   return new Map(rows.map((r) => [r.id, storedRole(r)]));
 }
 

@@ -25,6 +25,8 @@ import {
   loadUserGrants,
   mayChangeRole,
   planMemberships,
+  storedRole,
+  type RoleRow,
   type StoredRole,
 } from '../identity/grants';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/passwords';
@@ -110,17 +112,6 @@ async function assertHospitalsExist(q: Queryable, me: AuthContext, ids: number[]
   const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM org WHERE id = ANY($1::int[])', [ids]);
   if (rows[0].n !== new Set(ids).size) throw new AppError('UCENTER101');
 }
-
-/** A role as the grants module compares it, from a row of ROLE_SELECT. */
-const roleGrant = (r: Role & { id: number }): StoredRole => ({
-  id: r.id,
-  permissions: r.permissions ?? {},
-  dataScope: r.dataScope,
-  dataConditions: r.dataConditions,
-  regionOrgIds: r.regionOrgIds ?? [],
-  remoteOrgIds: r.remoteOrgIds ?? [],
-  ownerHospitalId: r.ownerHospitalId ?? null,
-});
 
 export default async function ucenterRoutes(fastify: FastifyInstance) {
   // Per-user list settings and per-hospital form layouts (user/config, org/config).
@@ -343,7 +334,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     async listRows(q, body, me) {
       const { list, total } = await runList(q, roleList, body, me.scope);
       const holder = await loadHolder(q, me);
-      return { list: list.map((r) => dropNulls({ ...r, readOnly: !mayChangeRole(holder, roleGrant(r as unknown as Role & { id: number })) })), total };
+      return { list: list.map((r) => dropNulls({ ...r, readOnly: !mayChangeRole(holder, storedRole(r as unknown as RoleRow)) })), total };
     },
     async get(q, id, me) {
       const params: unknown[] = [id];
