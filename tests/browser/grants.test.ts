@@ -75,8 +75,9 @@ describe('grants on the admin screens in Chromium', () => {
     await form.field('password').locator('input').fill('Taken#2026');
     await page.getByTestId('form-save').click();
     await toast(zh('error.PACS006')).waitFor();
-    await page.evaluate(() => window.scrollTo(0, 0));
     await b.shot('grants-user-refused');
+    await form.field('memberships').scrollIntoViewIfNeeded();
+    await b.shot('grants-user-memberships');
     expect(await login(server.app, '13800000007')).toBeTruthy();
 
     await list.open('/user');
