@@ -11,7 +11,7 @@
  */
 import { translate } from '../../locales';
 import { allPermissions } from '../../server/identity/access';
-import { openBrowser, loginInBrowser, type BrowserSession } from '../support/browser';
+import { loginInBrowser, openBrowser, stopSignedIn, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { authed, login } from '../support/auth';
 import { ResourceListPage, SchemaFormPage } from '../support/schemaPages';
@@ -36,10 +36,7 @@ describe('grants on the admin screens in Chromium', () => {
     await loginInBrowser(b.page, server.url, INSIDER.mobile, INSIDER.password);
     list = new ResourceListPage(b.page, server.url);
   }, 180_000);
-  afterAll(async () => {
-    await b?.close();
-    await server?.close();
-  });
+  afterAll(() => stopSignedIn(server, b));
 
   test('roles: the region’s are read-only; the insider’s own role keeps its scope', async () => {
     const { page } = b;
