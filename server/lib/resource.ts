@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
+import { hasRegionScope } from '../identity/grants';
 import { caller } from '../plugins/auth';
 import { AppError } from './errors';
 import { listBodySchema, runList, type ListBody, type ListSpec } from './list';
@@ -26,6 +27,8 @@ export interface ResourceDef<T extends { id?: number }> {
   entity: string;
   /** Rows belong to hospitals (default); false for region-wide data such as roles. */
   hospitalScoped?: boolean;
+  /** Region-owned rows (dictionaries, exam parts, QC rules): saved and deleted only with region scope, and listed as readOnly to others. */
+  regionWide?: boolean;
   /** Code for "no such row (or not yours)". */
   notFound: string;
   list: ListSpec;
@@ -49,6 +52,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   const right = { view: 'view', add: 'add', edit: 'edit', delete: 'delete', ...def.actions };
   const entity = { $ref: def.entity };
   const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
+  const regionWide = def.regionWide || undefined;
   const load = async (q: Queryable, id: number, me: AuthContext) => {
     const row = await def.get(q, id, me);
     if (!row) throw new AppError(def.notFound);
@@ -63,14 +67,24 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
         tags: [def.tag],
         summary: `List ${def.path} (paged, sorted, filtered, within the data scope)`,
         body: listBodySchema,
-        response: replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } }),
+        response: replies({
+          type: 'object',
+          properties: {
+            list: { type: 'array', items: { type: 'object', additionalProperties: true } },
+            total: { type: 'integer' },
+            // The caller may change none of the rows (region-owned, without region scope): the screen offers no add, edit or delete.
+            readOnly: { type: 'boolean' },
+          },
+        }),
       },
     },
     async (request) => {
       const body = request.body ?? {};
-      if (def.listRows) return ok(await def.listRows(fastify.db, body, caller(request)));
-      const { list, total } = await runList(fastify.db, def.list, body, caller(request).scope);
-      return ok({ list: list.map(dropNulls), total });
+      const me = caller(request);
+      const readOnly = regionWide && !hasRegionScope(me.scope) ? { readOnly: true } : {};
+      if (def.listRows) return ok({ ...(await def.listRows(fastify.db, body, me)), ...readOnly });
+      const { list, total } = await runList(fastify.db, def.list, body, me.scope);
+      return ok({ list: list.map(dropNulls), total, ...readOnly });
     },
   );
 
@@ -88,7 +102,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     `${base}/save`,
     {
       // Creating and editing are separate rights; the handler checks the one that applies.
-      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`] },
+      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`], regionScope: regionWide },
       schema: {
         tags: [def.tag],
         summary: `Create (no id) or update ${def.path}`,
@@ -111,7 +125,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   if (remove) fastify.post<{ Params: { id: number } }>(
     `${base}/delete/:id`,
     {
-      config: { permission: `${def.module}:${right.delete}`, scoped },
+      config: { permission: `${def.module}:${right.delete}`, scoped, regionScope: regionWide },
       schema: { tags: [def.tag], summary: `Delete ${def.path}`, params: idParams, response: replies({ type: 'null' }) },
     },
     async (request) => {

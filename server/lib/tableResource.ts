@@ -10,7 +10,8 @@
  * - filters: codes, numbers, booleans and ids by equality, text by substring,
  *   date-times by range; any column may sort
  * - scope: with `hospital`, rows belong to the hospital that field names and follow
- *   the caller's data scope, for reading and for writing
+ *   the caller's data scope, for reading and for writing; without, rows are the
+ *   region's and only a caller with region scope writes them
  * - a field backed by a data dictionary takes only that dictionary's enabled values
  * - unique constraints map to catalogue codes; `inUse` refuses a delete while rows
  *   elsewhere refer to the row; `tree` nests descendants under the listed rows.
@@ -187,6 +188,8 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
     actions: plan.actions,
     entity: `entities/${entityName(plan)}.json`,
     hospitalScoped: Boolean(hospitalField),
+    // A table without an owning hospital is the region's (exam parts, QC rules).
+    regionWide: !hospitalField,
     notFound: decl.notFound,
     list: plan.list,
     async listRows(q: Queryable, body: ListBody, me: AuthContext) {

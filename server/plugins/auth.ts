@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 
 import fp from 'fastify-plugin';
 import { AppError } from '../lib/errors';
 import { assertPermissionKey, hasPermission } from '../identity/access';
+import { hasRegionScope } from '../identity/grants';
 import { resolveSession, type AuthContext } from '../identity/sessions';
 import { sendError } from './platform';
 
@@ -28,6 +29,11 @@ export interface RouteAccess {
   allowWithoutHospital?: boolean;
   /** Allowed while the password has expired (to change it). */
   allowWhenPasswordExpired?: boolean;
+  /**
+   * Only a caller with region scope passes (PACS006 otherwise): routes that change what
+   * the whole region shares (region-owned settings, dictionaries, exam parts, QC rules).
+   */
+  regionScope?: boolean;
   /** The route reads one row by this path parameter: the authorization test tries another hospital's id. */
   scoped?: { resource: string; param: string };
 }
@@ -96,6 +102,7 @@ async function auth(fastify: FastifyInstance) {
     if (config.permission && ![config.permission].flat().some((key) => hasPermission(ctx.permissions, key))) {
       return sendError(request, reply, new AppError('UAA103'));
     }
+    if (config.regionScope && !hasRegionScope(ctx.scope)) return sendError(request, reply, new AppError('PACS006'));
     request.auth = ctx;
   };
 }

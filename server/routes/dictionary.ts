@@ -9,6 +9,7 @@
  * - Excel: template, export, import (rows checked by the entity schema and the same
  *   duplicate rules as save; good rows stored in one transaction) and the failed
  *   rows back as a file kept in the platform's file storage, so any instance serves it
+ * Dictionaries are the region's: only a caller with region scope changes them.
  * Touches only the tables of migration 0006 and the storage keys under imports/dictionary/.
  */
 import crypto from 'node:crypto';
@@ -235,6 +236,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
     module: MODULE,
     entity: 'entities/dictionary.json',
     hospitalScoped: false,
+    regionWide: true,
     notFound: 'BDT104',
     list: {
       from: 'dictionary d',
@@ -293,6 +295,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
     module: MODULE,
     entity: 'entities/dictionaryItem.json',
     hospitalScoped: false,
+    regionWide: true,
     notFound: 'BDT104',
     list: {
       from: ITEM_FROM,
@@ -378,7 +381,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { dictionaryId: number; fileName?: string; content: string; overwrite: boolean } }>(
     '/dictionary/item/import',
     {
-      config: { permission: `${MODULE}:import` },
+      config: { permission: `${MODULE}:import`, regionScope: true },
       bodyLimit: 6 * 1024 * 1024,
       schema: {
         tags: ['bdt'],

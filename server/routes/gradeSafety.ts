@@ -50,7 +50,8 @@ export default async function gradeSafetyRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { enabled: boolean } }>(
     '/config/gradeSafety',
     {
-      config: { permission: 'system.generalConfig:edit' },
+      // Masking applies to every hospital: a region-wide setting.
+      config: { permission: 'system.generalConfig:edit', regionScope: true },
       schema: { tags: ['ucenter'], summary: 'Turn masking of patient identifiers on or off', body: setting, response: replies(setting) },
     },
     async (request) => {

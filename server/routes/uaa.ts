@@ -11,6 +11,7 @@ import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { menuList } from '../identity/access';
+import { hasRegionScope } from '../identity/grants';
 import {
   audit,
   authenticate,
@@ -405,16 +406,19 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: { mobile?: string } }>(
     '/sms/outbox',
     {
-      config: { permission: 'system.user:view' },
+      // A code read here logs its user in: only who may already set any user's password reads it.
+      config: { permission: 'system.user:edit' },
       schema: {
         tags: ['uaa'],
-        summary: 'Demo mode (log SMS provider): the last messages the platform "sent"',
+        summary: 'Demo mode (demo data and the log SMS provider), for region-scope administrators: the last messages the platform "sent"',
         querystring: { type: 'object', properties: { mobile } },
         response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
       },
     },
     async (request: FastifyRequest<{ Querystring: { mobile?: string } }>) => {
-      if (config.smsProvider !== 'log') throw new AppError('UAA102');
+      if (!fastify.config.seedDemo || config.smsProvider !== 'log') throw new AppError('UAA102');
+      // Region scope covers every user, so no code shown is of a user beyond the caller.
+      if (!hasRegionScope(caller(request).scope)) throw new AppError('UAA105');
       const { rows } = await fastify.db.query(
         `SELECT id, mobile, text, status, created_at AS "createdAt" FROM sms_outbox
           WHERE ($1::text IS NULL OR mobile = $1) ORDER BY id DESC LIMIT 50`,

@@ -3,16 +3,32 @@
  * hospitals), users (several hospitals each, a role in each), roles (function
  * permissions and data scope). Each is a resource (lib/resource.ts) plus the calls
  * the resource contract does not cover: unlock a user, a user's signature image,
- * the permission tree.
+ * the permission tree. Every change of users, roles and memberships is judged by
+ * identity/grants.ts against the caller's own rights and scope.
  */
 import type { FastifyInstance } from 'fastify';
 import permissions from '../../config/permissions.json';
 import type { Queryable } from '../db';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
-import { registerResource, uniqueOr } from '../lib/resource';
+import { dropNulls, registerResource, uniqueOr } from '../lib/resource';
+import { runList, type ListSpec } from '../lib/list';
 import { caller } from '../plugins/auth';
-import { hasPermission, normalizePermissions, type PermissionMap } from '../identity/access';
+import { normalizePermissions, type PermissionMap } from '../identity/access';
+import {
+  assertGovernsUser,
+  hasRegionScope,
+  judgeRoleRemove,
+  judgeRoleSave,
+  loadHolder,
+  loadRoles,
+  loadUserGrants,
+  mayChangeRole,
+  planMemberships,
+  storedRole,
+  type RoleRow,
+  type StoredRole,
+} from '../identity/grants';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/passwords';
 import { revokeUserSessions, type AuthContext } from '../identity/sessions';
 import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
@@ -51,6 +67,8 @@ interface Role {
   dataConditions?: ConditionSet | null;
   regionOrgIds?: number[];
   remoteOrgIds?: number[];
+  /** The hospital that owns the role; absent: the region. */
+  ownerHospitalId?: number;
 }
 
 /** The superior an organisation of each kind must have. */
@@ -69,27 +87,30 @@ const USER_SELECT = `u.id, u.mobile, u.username, u.name, u.work_no AS "workNo", 
 const userInScope = (p: string) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.hospital_id = ANY(${p}))`;
 
 const ROLE_SELECT = `r.id, r.name, r.explain, r.permissions, r.data_scope AS "dataScope", r.data_conditions AS "dataConditions",
-  r.region_org_ids AS "regionOrgIds", r.remote_org_ids AS "remoteOrgIds",
+  r.region_org_ids AS "regionOrgIds", r.remote_org_ids AS "remoteOrgIds", r.owner_hospital_id AS "ownerHospitalId",
   (SELECT count(DISTINCT m.user_id)::int FROM user_membership m WHERE m.role_id = r.id) AS "userCount"`;
 
 /** The caller's data scope over organisations and over users (through their memberships). */
 const orgScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { hospitalColumn: 'o.id' }, params);
 const userScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { hospitalSql: userInScope }, params);
+/** Roles a caller sees: the region's and those of the hospitals in its scope. */
+const roleInScope = (p: string) => `(r.owner_hospital_id IS NULL OR r.owner_hospital_id = ANY(${p}))`;
+const roleScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { hospitalSql: roleInScope }, params);
 
-/** A caller may not hand out rights it does not hold itself. */
-function assertGrantable(me: AuthContext, map: PermissionMap) {
-  for (const [module, actions] of Object.entries(map)) {
-    for (const action of actions) if (!hasPermission(me.permissions, `${module}:${action}`)) throw new AppError('UAA103');
-  }
-}
+const roleList: ListSpec = {
+  from: 'role r',
+  select: ROLE_SELECT,
+  columns: { id: 'r.id', name: 'r.name', dataScope: 'r.data_scope', explain: 'r.explain', ownerHospitalId: 'r.owner_hospital_id' },
+  filters: { name: 'like', dataScope: 'eq', explain: 'like', ownerHospitalId: 'eq' },
+  defaultSort: 'r.id',
+  scope: { hospitalSql: roleInScope },
+};
 
-async function assertHospitalsVisible(q: Queryable, me: AuthContext, ids: number[]) {
-  if (me.scope.all) {
-    const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM org WHERE id = ANY($1::int[])', [ids]);
-    if (rows[0].n !== new Set(ids).size) throw new AppError('UCENTER101');
-    return;
-  }
-  if (ids.some((id) => !me.scope.hospitalIds.includes(id))) throw new AppError('UCENTER101');
+/** With region scope any hospital may be named; it must exist (others are judged by their scope). */
+async function assertHospitalsExist(q: Queryable, me: AuthContext, ids: number[]) {
+  if (!hasRegionScope(me.scope)) return;
+  const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM org WHERE id = ANY($1::int[])', [ids]);
+  if (rows[0].n !== new Set(ids).size) throw new AppError('UCENTER101');
 }
 
 export default async function ucenterRoutes(fastify: FastifyInstance) {
@@ -122,6 +143,11 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     async save(q, org, me) {
       // New organisations belong to the whole region: only an all-data administrator creates them.
       if (!org.id && !me.scope.all) throw new AppError('UAA103');
+      if (org.id && !hasRegionScope(me.scope)) {
+        // A hospital keeps its own contact details; where it sits in the region is the region's.
+        const { rows } = await q.query<{ code: string; kind: string; parentId: number | null }>('SELECT code, kind, parent_id AS "parentId" FROM org WHERE id = $1', [org.id]);
+        if (rows[0].code !== org.code || rows[0].kind !== org.kind || (rows[0].parentId ?? undefined) !== (org.parentId ?? undefined)) throw new AppError('PACS006');
+      }
       const parentKind = PARENT_KIND[org.kind];
       if (parentKind) {
         if (!org.parentId) throw new AppError('UCENTER105');
@@ -159,7 +185,8 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
         return rows[0].id;
       }, { org_code_key: 'UCENTER106', org_name_key: 'UCENTER102' });
     },
-    async remove(q, id) {
+    async remove(q, id, me) {
+      if (!hasRegionScope(me.scope)) throw new AppError('PACS006');
       const { rows } = await q.query<{ children: number; members: number }>(
         `SELECT (SELECT count(*) FROM org WHERE parent_id = $1)::int AS children,
                 ((SELECT count(*) FROM user_membership WHERE hospital_id = $1) + (SELECT count(*) FROM department WHERE hospital_id = $1))::int AS members`,
@@ -209,15 +236,27 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
         `SELECT hospital_id AS "hospitalId", role_id AS "roleId", department_id AS "departmentId" FROM user_membership WHERE user_id = $1 ORDER BY position, hospital_id`,
         [id],
       );
-      return { ...rows[0], memberships: m.rows };
+      // A membership without a department comes back without one, so the form saves it again as read.
+      return { ...rows[0], memberships: m.rows.map(dropNulls) };
     },
     async save(q, user, me) {
       const hospitals = user.memberships.map((m) => m.hospitalId);
       if (new Set(hospitals).size !== hospitals.length) throw new AppError('UCENTER402');
-      await assertHospitalsVisible(q, me, hospitals);
-      for (const m of user.memberships) {
-        const role = await q.query('SELECT 1 FROM role WHERE id = $1', [m.roleId]);
-        if (!role.rowCount) throw new AppError('UCENTER201');
+      await assertHospitalsExist(q, me, hospitals);
+      const roles = await loadRoles(q, user.memberships.map((m) => m.roleId));
+      const mobile = user.mobile.replace(/^\+86/, '');
+      const plan = planMemberships(await loadHolder(q, me), user.id ? await loadUserGrants(q, user.id) : undefined, {
+        mobile,
+        status: user.status,
+        password: user.password,
+        dataScope: user.dataScope,
+        memberships: user.memberships.map((m) => {
+          const role = roles.get(m.roleId);
+          if (!role) throw new AppError('UCENTER201');
+          return { ...m, role };
+        }),
+      });
+      for (const m of plan.write) {
         if (m.departmentId) {
           const dept = await q.query('SELECT 1 FROM department WHERE id = $1 AND hospital_id = $2', [m.departmentId, m.hospitalId]);
           if (!dept.rowCount) throw new AppError('BDT104');
@@ -226,7 +265,6 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       if (user.password !== undefined && !PASSWORD_PATTERN.test(user.password)) {
         throw new AppError('UAA421', { detailKey: 'validation.password', field: 'password' }, { field: 'password' });
       }
-      const mobile = user.mobile.replace(/^\+86/, '');
       const fields = [mobile, user.username || null, user.name, user.workNo ?? null, user.sex ?? null, user.title ?? null, user.status, user.dataScope ? JSON.stringify(user.dataScope) : null];
       const id = await uniqueOr(async () => {
         if (user.id) {
@@ -242,9 +280,8 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
               isWeakPassword(user.password),
             ]);
           }
-          // Memberships outside the caller's scope are kept; the ones it can see are replaced.
-          const params: unknown[] = [user.id];
-          await q.query(`DELETE FROM user_membership m WHERE m.user_id = $1 AND ${scopeSql(me.scope, { hospitalColumn: 'm.hospital_id' }, params)}`, params);
+          // Memberships the caller does not govern are kept; the ones it governs are replaced.
+          await q.query('DELETE FROM user_membership WHERE user_id = $1 AND hospital_id = ANY($2::int[])', [user.id, plan.replace]);
           return user.id;
         }
         if (!user.password) throw new AppError('UAA421', { detailKey: 'validation.required', field: 'password' }, { field: 'password' });
@@ -255,7 +292,8 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
         );
         return rows[0].id;
       }, { app_user_mobile_key: 'UCENTER009', app_user_username_key: 'UCENTER011' });
-      for (const [position, m] of user.memberships.entries()) {
+      for (const m of plan.write) {
+        const position = hospitals.indexOf(m.hospitalId);
         await q.query(
           `INSERT INTO user_membership (user_id, hospital_id, role_id, department_id, position) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (user_id, hospital_id) DO UPDATE SET role_id = excluded.role_id, department_id = excluded.department_id, position = excluded.position`,
@@ -267,6 +305,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     },
     async remove(q, id, me) {
       if (id === me.userId) throw new AppError('UAA103');
+      await assertGovernsUser(q, me, id);
       await q.query('DELETE FROM app_user WHERE id = $1', [id]);
     },
     optionParams: { hospitalId: { type: 'integer' } },
@@ -290,25 +329,24 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     entity: 'entities/role.json',
     hospitalScoped: false,
     notFound: 'UCENTER201',
-    list: {
-      from: 'role r',
-      select: ROLE_SELECT,
-      columns: { id: 'r.id', name: 'r.name', dataScope: 'r.data_scope', explain: 'r.explain' },
-      filters: { name: 'like', dataScope: 'eq', explain: 'like' },
-      defaultSort: 'r.id',
+    list: roleList,
+    // Each row says whether the caller may change it (the screen then offers no edit or delete).
+    async listRows(q, body, me) {
+      const { list, total } = await runList(q, roleList, body, me.scope);
+      const holder = await loadHolder(q, me);
+      return { list: list.map((r) => dropNulls({ ...r, readOnly: !mayChangeRole(holder, storedRole(r as unknown as RoleRow)) })), total };
     },
-    async get(q, id) {
-      const { rows } = await q.query<Role>(`SELECT ${ROLE_SELECT} FROM role r WHERE r.id = $1`, [id]);
+    async get(q, id, me) {
+      const params: unknown[] = [id];
+      const { rows } = await q.query<Role>(`SELECT ${ROLE_SELECT} FROM role r WHERE r.id = $1 AND ${roleScoped(me, params)}`, params);
       return rows[0];
     },
     async save(q, role, me) {
       const granted = normalizePermissions(role.permissions);
-      assertGrantable(me, granted);
-      if (role.dataScope === 'all' && !me.scope.all) throw new AppError('UAA103');
-      if (role.id) {
-        const current = await q.query<{ permissions: PermissionMap }>('SELECT permissions FROM role WHERE id = $1', [role.id]);
-        assertGrantable(me, current.rows[0].permissions);
-      }
+      const stored = role.id ? (await loadRoles(q, [role.id])).get(role.id) : undefined;
+      // An owner left out is kept; a new role belongs to the region, or to the caller's hospital without region scope.
+      const ownerHospitalId = role.ownerHospitalId ?? (stored ? stored.ownerHospitalId : hasRegionScope(me.scope) ? null : me.hospitalId);
+      judgeRoleSave(await loadHolder(q, me), stored, { ...role, permissions: granted, ownerHospitalId });
       const values = [
         role.name,
         role.explain ?? null,
@@ -317,33 +355,41 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
         role.dataScope === 'custom' && role.dataConditions ? JSON.stringify(role.dataConditions) : null,
         JSON.stringify(role.regionOrgIds ?? []),
         JSON.stringify(role.remoteOrgIds ?? []),
+        ownerHospitalId,
       ];
       return uniqueOr(async () => {
         if (role.id) {
           await q.query(
             `UPDATE role SET name = $2, explain = $3, permissions = $4::jsonb, data_scope = $5, data_conditions = $6::jsonb,
-                    region_org_ids = $7::jsonb, remote_org_ids = $8::jsonb, updated_at = now() WHERE id = $1`,
+                    region_org_ids = $7::jsonb, remote_org_ids = $8::jsonb, owner_hospital_id = $9, updated_at = now() WHERE id = $1`,
             [role.id, ...values],
           );
           return role.id;
         }
         const { rows } = await q.query<{ id: number }>(
-          `INSERT INTO role (name, explain, permissions, data_scope, data_conditions, region_org_ids, remote_org_ids)
-           VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6::jsonb, $7::jsonb) RETURNING id`,
+          `INSERT INTO role (name, explain, permissions, data_scope, data_conditions, region_org_ids, remote_org_ids, owner_hospital_id)
+           VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8) RETURNING id`,
           values,
         );
         return rows[0].id;
       }, { role_name_key: 'UCENTER202' });
     },
     async remove(q, id, me) {
-      const current = await q.query<{ permissions: PermissionMap }>('SELECT permissions FROM role WHERE id = $1', [id]);
-      assertGrantable(me, current.rows[0].permissions);
+      judgeRoleRemove(await loadHolder(q, me), (await loadRoles(q, [id])).get(id) as StoredRole);
       const used = await q.query('SELECT 1 FROM user_membership WHERE role_id = $1 LIMIT 1', [id]);
       if (used.rowCount) throw new AppError('UCENTER203');
       await q.query('DELETE FROM role WHERE id = $1', [id]);
     },
-    async options(q) {
-      const { rows } = await q.query<{ value: number; label: string }>('SELECT id AS value, name AS label FROM role ORDER BY id');
+    optionParams: { hospitalId: { type: 'integer' } },
+    /** With hospitalId: the roles that may be assigned there (the region's and that hospital's own). */
+    async options(q, query, me) {
+      const params: unknown[] = [query.hospitalId ?? null];
+      const { rows } = await q.query<{ value: number; label: string }>(
+        `SELECT r.id AS value, r.name AS label FROM role r
+          WHERE ($1::int IS NULL OR r.owner_hospital_id IS NULL OR r.owner_hospital_id = $1) AND ${roleScoped(me, params)}
+          ORDER BY r.id`,
+        params,
+      );
       return rows;
     },
   });
@@ -370,6 +416,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const me = caller(request);
+      await assertGovernsUser(fastify.db, me, request.params.id);
       const params: unknown[] = [request.params.id];
       const r = await fastify.db.query(
         `UPDATE app_user u SET failed_attempts = 0, locked_until = NULL WHERE u.id = $1 AND ${userScoped(me, params)}`,
@@ -398,6 +445,8 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       const params: unknown[] = [request.params.id];
       const visible = await fastify.db.query(`SELECT 1 FROM app_user u WHERE u.id = $1 AND ${userScoped(me, params)}`, params);
       if (!visible.rowCount) throw new AppError('UCENTER006');
+      // The signature signs reports in every hospital of the user.
+      await assertGovernsUser(fastify.db, me, request.params.id);
       const bytes = Buffer.from(request.body.image.replace(/^data:[^,]*,/, ''), 'base64');
       const info = readImageInfo(bytes);
       if (!info) throw new AppError('UCENTER703');

@@ -25,7 +25,7 @@ import { menuKey } from '../i18n/detect';
 import { findRoute } from '../routes/table';
 import { applyColumnSetting, applyQuerySetting, columnSettingOf, type ColumnsStateMap, type ScreenSetting } from './layout';
 import { invalidateOptions, loadOptions } from './options';
-import { useActions, usePermissionMap } from './permissions';
+import { ownedRights, useActions, usePermissionMap } from './permissions';
 import { resourceApi, type Entity } from './resource';
 import { rowActionAllowed, rowActionTarget, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
 import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './toColumns';
@@ -198,7 +198,10 @@ export function SchemaTable(props: SchemaTableProps) {
 function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: SettledTableProps) {
   const { t, language } = useTranslate();
   const { message } = App.useApp();
-  const can = useActions(view);
+  const rights = useActions(view);
+  // The server's word on ownership, from the last list answer (see ownedRights).
+  const [listReadOnly, setListReadOnly] = useState(false);
+  const can = useMemo(() => ownedRights(rights, listReadOnly), [rights, listReadOnly]);
   const permissionMap = usePermissionMap();
   const innerRef = useRef<ActionType>();
   const actionRef = outerRef ?? innerRef;
@@ -245,7 +248,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
               {t('entity.action.detail')}
             </Typography.Link>
           )}
-          {can.edit && (
+          {ownedRights(can, false, row).edit && (
             <Typography.Link onClick={() => onOpen('edit', row as Entity)} data-testid="row-edit">
               {t('entity.action.edit')}
             </Typography.Link>
@@ -253,7 +256,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           {visibleRowActions(view, row, permissionMap, context).map((action) => (
             <RowActionLink key={action.key} view={view} action={action} row={row} t={t} context={context} onDone={() => actionRef.current?.reload()} />
           ))}
-          {can.remove && (
+          {ownedRights(can, false, row).remove && (
             <Popconfirm
               title={t('entity.action.deleteConfirm', { name: rowName(row) })}
               okText={t('common.ok')}
@@ -330,6 +333,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           if (view.list.kinds && !listKind) return { data: [], total: 0, success: true };
           const reply = await api.list(query, signal, listKind);
           if (tree && !signal.aborted) setListLoads((n) => n + 1);
+          if (!signal.aborted) setListReadOnly(reply?.readOnly === true);
           return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
         })
       }
@@ -385,6 +389,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       toolBarRender={() => [
         ...excelButtons({
           view,
+          readOnly: listReadOnly,
           filters: () => lastFilters.current,
           onImported: () => actionRef.current?.reload(),
         }),

@@ -43,6 +43,16 @@ export function viewRights(view: Pick<View, 'permission' | 'actions' | 'form'>, 
   return { add: form && has('add'), edit: form && has('edit'), remove: has('delete'), view: form && has('view') };
 }
 
+/**
+ * What the server says on top of the rights: a list answered `readOnly` (the region's
+ * rows, to a caller without region scope) offers no add, edit, delete or import; a row
+ * marked `readOnly` (a role above the caller) no edit or delete.
+ */
+export function ownedRights(rights: ViewRights, listReadOnly: boolean, row?: Record<string, unknown>): ViewRights {
+  const fixed = listReadOnly || row?.readOnly === true;
+  return { ...rights, add: rights.add && !listReadOnly, edit: rights.edit && !fixed, remove: rights.remove && !fixed };
+}
+
 /** The actions a view's buttons need, in the view's module. */
 export function useActions(view: Pick<View, 'permission' | 'actions' | 'form'>): ViewRights {
   return viewRights(view, usePermissionMap());

@@ -12,6 +12,8 @@ import type { Option, Scalar } from './types';
 export interface ListReply<T> {
   list: T[];
   total: number;
+  /** The caller may change none of the rows (the region's, without region scope): no add, edit, delete or import. */
+  readOnly?: boolean;
 }
 
 export type Entity = Record<string, unknown> & { id?: number };

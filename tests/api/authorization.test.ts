@@ -6,6 +6,8 @@
  * - session-only routes let any logged-in caller through the gate
  * - routes reading one row by id: a hospital administrator (own-hospital data scope)
  *   asking for another hospital's user, organisation or department gets 404/403, never the row
+ * - routes changing what the region shares: a caller with every right but own-hospital
+ *   scope gets 403 PACS006 on each
  * - a route declaring no access rule stops the app from starting
  */
 import Fastify from 'fastify';
@@ -29,6 +31,7 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
   let p: TestPlatform;
   let nobody: string;
   let hospitalAdmin: string;
+  let insider: string;
   const foreign: Record<string, { id: number; secret: string }> = {};
 
   beforeAll(async () => {
@@ -47,6 +50,13 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     }
     nobody = await login(p.app, '13700000001', PASSWORD);
     hospitalAdmin = await login(p.app, '13700000002', PASSWORD);
+    // Every right, own-hospital data: a subordinate hospital's IT administrator.
+    const everything = await q.query<{ id: number }>(`INSERT INTO role (name, permissions, data_scope) VALUES ('probe-insider', $1::jsonb, 'own') RETURNING id`, [
+      JSON.stringify(allPermissions()),
+    ]);
+    const u = await q.query<{ id: number }>(`INSERT INTO app_user (mobile, name, status, password_hash) VALUES ('13700000003', 'insider', 1, $1) RETURNING id`, [hash]);
+    await q.query('INSERT INTO user_membership (user_id, hospital_id, role_id) VALUES ($1, $2, $3)', [u.rows[0].id, orgs.HOSP_A, everything.rows[0].id]);
+    insider = await login(p.app, '13700000003', PASSWORD);
 
     // Rows of the central hospital that hospital A must not read.
     const senior = await q.query<{ id: number; mobile: string }>("SELECT id, mobile FROM app_user WHERE mobile = '13800000005'");
@@ -129,6 +139,17 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     const own = await p.db.query<{ id: number }>("SELECT d.id FROM department d JOIN org o ON o.id = d.hospital_id WHERE o.code = 'HOSP_A' LIMIT 1");
     const mine = await p.app.inject({ method: 'GET', url: `/api/bdt/v1/department/detail/${own.rows[0].id}`, headers: authed(hospitalAdmin) });
     expect(mine.json().status).toBe('0');
+  });
+
+  test('routes changing what the region shares refuse a caller without region scope', async () => {
+    const regionRoutes = p.app.apiRoutes.filter((r) => r.access.regionScope);
+    expect(regionRoutes.length).toBeGreaterThan(8);
+    const wrong: string[] = [];
+    for (const route of regionRoutes) {
+      const r = await p.app.inject({ method: route.method as 'GET', url: fillParams(route.url, 1), headers: authed(insider), payload: route.method === 'GET' ? undefined : {} });
+      if (r.statusCode !== 403 || r.json().status !== 'PACS006') wrong.push(`${route.method} ${route.url} → ${r.statusCode} ${r.body.slice(0, 80)}`);
+    }
+    expect(wrong).toEqual([]);
   });
 
   test('lists are cut to the data scope', async () => {

@@ -3,7 +3,7 @@
  * - departments: create, duplicate code BDT101, filter, update, delete, in use BDT003
  * - users: create with a membership (then log in), duplicate mobile UCENTER009, field
  *   validation naming the field, disabling ends the user's sessions; signature picture rules
- * - roles: no granting beyond one's own rights (UAA103), in use UCENTER203
+ * - roles: no granting beyond one's own rights (UAA103) or data (PACS006), in use UCENTER203
  * - organisations: a parent (field error) of the right kind (UCENTER105), duplicate name UCENTER102,
  *   delete with members UCENTER107, options by kind within the scope
  */
@@ -88,7 +88,7 @@ describe.each(dbKinds)('administration resources on %s', (kind) => {
     const escalate = await call('POST', '/api/ucenter/v1/role/save', { name: '越权', dataScope: 'own', permissions: { report: ['write'] } }, hospitalAdmin);
     expect(escalate).toMatchObject({ code: 403, body: { status: 'UAA103' } });
     const allData = await call('POST', '/api/ucenter/v1/role/save', { name: '全部数据', dataScope: 'all', permissions: {} }, hospitalAdmin);
-    expect(allData.body.status).toBe('UAA103');
+    expect(allData.body.status).toBe('PACS006');
     expect((await call('POST', `/api/ucenter/v1/role/delete/${role.body.data.id}`)).body.status).toBe('UCENTER203');
     expect((await call('POST', '/api/ucenter/v1/role/save', { name: '系统管理员A', dataScope: 'own' })).body.status).toBe('UCENTER202');
   });

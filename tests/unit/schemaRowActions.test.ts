@@ -24,7 +24,7 @@
 import { resources } from '../../locales';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
 import { fillPath, pathFields } from '@/schema/pathTemplate';
-import { actionRight, viewRights } from '@/schema/permissions';
+import { actionRight, ownedRights, viewRights } from '@/schema/permissions';
 import {
   loadRowList,
   rowActionAllowed,
@@ -282,6 +282,15 @@ describe("a view's action names", () => {
       expect(viewRights(view, { [view.permission]: ['view'] })).toEqual({ view: true, add: false, edit: false, remove: false });
     }
     expect(viewRights(views.user, null)).toEqual({ view: false, add: false, edit: false, remove: false });
+  });
+
+  test('the server’s read-only answers take away what the rights would offer: the whole list, or one row', () => {
+    const all = viewRights(views.role, { 'system.role': ['view', 'add', 'edit', 'delete'] });
+    expect(ownedRights(all, false, { id: 1 })).toEqual(all);
+    expect(ownedRights(all, false, { id: 1, readOnly: true })).toEqual({ view: true, add: true, edit: false, remove: false });
+    expect(ownedRights(all, true)).toEqual({ view: true, add: false, edit: false, remove: false });
+    const viewOnly = viewRights(views.role, { 'system.role': ['view'] });
+    expect(ownedRights(viewOnly, false, { id: 1, readOnly: false })).toEqual(viewOnly);
   });
 });
 

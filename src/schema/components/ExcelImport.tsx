@@ -181,6 +181,8 @@ export interface ExcelButtonsProps {
   filters: () => Record<string, unknown>;
   /** Rows were imported: the list should reload. */
   onImported: () => void;
+  /** The list was answered read-only (ownedRights): no import. */
+  readOnly?: boolean;
 }
 
 /** The toolbar buttons for `view.list.excel` (an empty list when the view has none or the user may not). */
@@ -188,7 +190,7 @@ export function excelButtons(props: ExcelButtonsProps): JSX.Element[] {
   return props.view.list.excel ? [<ExcelButtons key="excel" {...props} />] : [];
 }
 
-function ExcelButtons({ view, filters, onImported }: ExcelButtonsProps) {
+function ExcelButtons({ view, filters, onImported, readOnly }: ExcelButtonsProps) {
   const { t } = useTranslate();
   const { message } = App.useApp();
   const map = usePermissionMap();
@@ -196,7 +198,7 @@ function ExcelButtons({ view, filters, onImported }: ExcelButtonsProps) {
   const spec = view.list.excel as ExcelSpec;
   const base = resourceBase(spec.resource);
   const title = t(`entity.${view.entity}.title`);
-  const canImport = allows(map, view.permission, 'import');
+  const canImport = allows(map, view.permission, 'import') && !readOnly;
   const canExport = allows(map, view.permission, 'export');
   if (!canImport && !canExport) return null;
 

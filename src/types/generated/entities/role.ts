@@ -34,6 +34,10 @@ export interface Role {
   };
   regionOrgIds?: number[];
   remoteOrgIds?: number[];
+  /**
+   * The hospital that owns the role (it is assigned there only, and changed by whoever holds that hospital in scope); absent: the region's, changed only with region scope.
+   */
+  ownerHospitalId?: number;
   userCount?: number;
 }
 /**
