@@ -16,6 +16,7 @@ import platform from './plugins/platform';
 import docs from './plugins/docs';
 import ui from './plugins/ui';
 import auth from './plugins/auth';
+import audit from './plugins/audit';
 import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
 import { serializerCompiler } from './lib/serializer';
@@ -71,6 +72,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   await app.register(platform, { appIds: opts.config.appIds });
   await app.register(auth);
+  await app.register(audit);
   await app.register(formbody);
   await app.register(docs);
   await app.register(ui, { distDir: opts.config.distDir });

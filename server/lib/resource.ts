@@ -10,6 +10,8 @@ import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { caller } from '../plugins/auth';
+import type { AuditDeclaration } from '../plugins/audit';
+import type { PatientRef } from '../audit/trail';
 import { AppError } from './errors';
 import { listBodySchema, runList, type ListBody, type ListSpec } from './list';
 import { ok, replies } from './reply';
@@ -20,6 +22,12 @@ export interface ResourceDef<T extends { id?: number }> {
   tag: string;
   /** Permission module, e.g. "system.user". */
   module: string;
+  /**
+   * The audit trail's object type; with `patient`, rows are patient data: lists are
+   * recorded as searches and each detail as a read of that patient. Saves and deletes
+   * are always recorded (configuration and identity changes).
+   */
+  audit: { object: string; patient?: PatientRef };
   /** The module's action names for the four rights, where they are not view/add/edit/delete (e.g. registration's modifyExam). */
   actions?: { view?: string; add?: string; edit?: string; delete?: string };
   /** $id of the entity schema, e.g. "entities/user.json". */
@@ -49,6 +57,13 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   const right = { view: 'view', add: 'add', edit: 'edit', delete: 'delete', ...def.actions };
   const entity = { $ref: def.entity };
   const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
+  const { object, patient } = def.audit;
+  const audit: Record<'list' | 'detail' | 'save' | 'delete', AuditDeclaration> = {
+    list: patient ? { action: 'search', object } : 'none',
+    detail: patient ? { action: 'read', object, id: 'params.id', patient } : 'none',
+    save: { action: 'save', object, id: 'reply', patient },
+    delete: { action: 'delete', object, id: 'params.id', patient },
+  };
   const load = async (q: Queryable, id: number, me: AuthContext) => {
     const row = await def.get(q, id, me);
     if (!row) throw new AppError(def.notFound);
@@ -58,7 +73,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.post<{ Body: ListBody }>(
     `${base}/list`,
     {
-      config: { permission: `${def.module}:${right.view}` },
+      config: { permission: `${def.module}:${right.view}`, audit: audit.list },
       schema: {
         tags: [def.tag],
         summary: `List ${def.path} (paged, sorted, filtered, within the data scope)`,
@@ -77,7 +92,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.get<{ Params: { id: number } }>(
     `${base}/detail/:id`,
     {
-      config: { permission: `${def.module}:${right.view}`, scoped },
+      config: { permission: `${def.module}:${right.view}`, scoped, audit: audit.detail },
       schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
     },
     async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
@@ -88,7 +103,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     `${base}/save`,
     {
       // Creating and editing are separate rights; the handler checks the one that applies.
-      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`] },
+      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`], audit: audit.save },
       schema: {
         tags: [def.tag],
         summary: `Create (no id) or update ${def.path}`,
@@ -111,7 +126,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   if (remove) fastify.post<{ Params: { id: number } }>(
     `${base}/delete/:id`,
     {
-      config: { permission: `${def.module}:${right.delete}`, scoped },
+      config: { permission: `${def.module}:${right.delete}`, scoped, audit: audit.delete },
       schema: { tags: [def.tag], summary: `Delete ${def.path}`, params: idParams, response: replies({ type: 'null' }) },
     },
     async (request) => {
@@ -129,7 +144,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     fastify.get<{ Querystring: Record<string, string> }>(
       `${base}/options`,
       {
-        config: { session: true },
+        config: { session: true, audit: 'none' },
         schema: {
           tags: [def.tag],
           summary: `${def.path} as {value, label} options within the data scope (plus the registry's optionFields)`,

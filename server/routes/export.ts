@@ -60,7 +60,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { filters?: Record<string, unknown> } }>(
     '/exam/export',
     {
-      config: { permission: 'registration:export' },
+      config: { permission: 'registration:export', audit: { action: 'export', object: 'exam', id: 'reply' } },
       schema: {
         tags: ['ris'],
         summary: `Queue an export of the exam list for its filters (createdAt required, at most ${EXPORT_MAX_DAYS} days); answers the job id at once`,
@@ -86,7 +86,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/export/list',
     {
-      config: { session: true },
+      config: { session: true, audit: 'none' },
       schema: {
         tags: ['ris'],
         summary: "The caller's own export jobs, newest first, with their progress",
@@ -109,7 +109,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/export/download/:id',
     {
-      config: { session: true },
+      config: { session: true, audit: { action: 'download', object: 'export', id: 'params.id' } },
       schema: {
         tags: ['ris'],
         summary: "The file of one of the caller's finished exports (.xlsx); records when it was downloaded",

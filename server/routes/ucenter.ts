@@ -101,6 +101,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     path: 'org',
     tag: 'ucenter',
     module: 'system.org',
+    audit: { object: 'org' },
     entity: 'entities/org.json',
     notFound: 'UCENTER101',
     list: {
@@ -187,6 +188,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     path: 'user',
     tag: 'ucenter',
     module: 'system.user',
+    audit: { object: 'user' },
     entity: 'entities/user.json',
     notFound: 'UCENTER006',
     list: {
@@ -287,6 +289,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     path: 'role',
     tag: 'ucenter',
     module: 'system.role',
+    audit: { object: 'role' },
     entity: 'entities/role.json',
     hospitalScoped: false,
     notFound: 'UCENTER201',
@@ -351,7 +354,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/permission/tree',
     {
-      config: { permission: ['system.role:view'] },
+      config: { permission: ['system.role:view'], audit: 'none' },
       schema: { tags: ['ucenter'], summary: 'The function-permission tree (groups → modules → actions)', response: replies({ type: 'object', additionalProperties: true }) },
     },
     async () => ok({ groups: permissions.groups, modules: permissions.modules }),
@@ -360,7 +363,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number } }>(
     '/user/unlock/:id',
     {
-      config: { permission: 'system.user:unlock', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'system.user:unlock', scoped: { resource: 'user', param: 'id' }, audit: { action: 'unlock', object: 'user', id: 'params.id' } },
       schema: {
         tags: ['ucenter'],
         summary: 'Unlock an account locked by wrong passwords',
@@ -383,7 +386,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number }; Body: { image: string } }>(
     '/user/signature/:id',
     {
-      config: { permission: 'system.user:edit', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'system.user:edit', scoped: { resource: 'user', param: 'id' }, audit: { action: 'update', object: 'userSignature', id: 'params.id' } },
       bodyLimit: 2 * 1024 * 1024,
       schema: {
         tags: ['ucenter'],
@@ -415,7 +418,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/user/signature/:id',
     {
-      config: { permission: 'system.user:view', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'system.user:view', scoped: { resource: 'user', param: 'id' }, audit: 'none' },
       schema: {
         tags: ['ucenter'],
         summary: 'A user’s signature picture',
