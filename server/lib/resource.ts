@@ -25,9 +25,10 @@ export interface ResourceDef<T extends { id?: number }> {
   /**
    * The audit trail's object type; with `patient`, rows are patient data: lists are
    * recorded as searches and each detail as a read of that patient. Saves and deletes
-   * are always recorded (configuration and identity changes).
+   * are always recorded (configuration and identity changes); `reads` records lists and
+   * details of a resource that is no patient data but is watched (the audit trail itself).
    */
-  audit: { object: string; patient?: PatientRef };
+  audit: { object: string; patient?: PatientRef; reads?: boolean };
   /** The module's action names for the four rights, where they are not view/add/edit/delete (e.g. registration's modifyExam). */
   actions?: { view?: string; add?: string; edit?: string; delete?: string };
   /** $id of the entity schema, e.g. "entities/user.json". */
@@ -37,6 +38,8 @@ export interface ResourceDef<T extends { id?: number }> {
   /** Code for "no such row (or not yours)". */
   notFound: string;
   list: ListSpec;
+  /** Refuses a list call whose body the resource cannot answer (a required filter missing), before any query. */
+  checkList?(request: FastifyRequest, body: ListBody): void;
   /** Replaces the plain paged query of `list` (e.g. a tree that nests children). */
   listRows?(q: Queryable, body: ListBody, me: AuthContext): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
   /** One row by id within the caller's scope, or undefined. */
@@ -59,8 +62,8 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
   const { object, patient } = def.audit;
   const audit: Record<'list' | 'detail' | 'save' | 'delete', AuditDeclaration> = {
-    list: patient ? { action: 'search', object } : 'none',
-    detail: patient ? { action: 'read', object, id: 'params.id', patient } : 'none',
+    list: patient || def.audit.reads ? { action: 'search', object } : 'none',
+    detail: patient || def.audit.reads ? { action: 'read', object, id: 'params.id', patient } : 'none',
     save: { action: 'save', object, id: 'reply', patient },
     delete: { action: 'delete', object, id: 'params.id', patient },
   };
@@ -83,6 +86,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     },
     async (request) => {
       const body = request.body ?? {};
+      def.checkList?.(request, body);
       if (def.listRows) return ok(await def.listRows(fastify.db, body, caller(request)));
       const { list, total } = await runList(fastify.db, def.list, body, caller(request).scope);
       return ok({ list: list.map(dropNulls), total });

@@ -19,6 +19,7 @@ import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/sc
 import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
+import auditLogRoutes from './auditLog';
 import gradeSafetyRoutes from './gradeSafety';
 
 
@@ -96,6 +97,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   // Per-user list settings and per-hospital form layouts (user/config, org/config).
   await fastify.register(screenSettingRoutes);
   await fastify.register(gradeSafetyRoutes);
+  await fastify.register(auditLogRoutes);
 
   registerResource<Org>(fastify, {
     path: 'org',

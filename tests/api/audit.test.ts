@@ -220,6 +220,50 @@ describe.each(dbKinds)('audit trail on %s', (kind) => {
     expect(rows.find((r) => r.route === '/api/uaa/v1/password/expiry')).toMatchObject({ action: 'access', code: 'UAA005', http_status: 401 });
   });
 
+  test("the auditor's list: a time range is required; only the hospitals of the auditor's scope; filters; reading the trail is itself recorded", async () => {
+    const since = new Date();
+    // Something of each hospital to find: a read at hospital A (the clerk) and one at the region (the administrator).
+    await call('GET', `/api/ris/v1/exam/detail/${exam.id}`, clerk);
+    await call('GET', `/api/ris/v1/exam/detail/${exam.id}`, admin);
+    await p.app.auditTrail.flush();
+    const list = (token: string, filters: Record<string, unknown>) => call('POST', '/api/ucenter/v1/auditLog/list', token, { page: 1, pageSize: 100, filters });
+
+    const noRange = await list(auditor, {});
+    expect({ code: noRange.statusCode, status: noRange.json().status, field: noRange.json().field }).toEqual({ code: 400, status: 'UAA421', field: 'at' });
+    expect((await list(clerk, { at: lastDays(1) })).json().status).toBe('UAA103');
+
+    const mine = (await list(auditor, { at: lastDays(1), patient: exam.patient_id, action: ['read'] })).json().data;
+    expect(mine.list.length).toBeGreaterThan(0);
+    expect(mine.list.every((r: { hospitalId?: number }) => r.hospitalId === orgs.HOSP_A)).toBe(true);
+    expect(mine.list).toEqual(expect.arrayContaining([expect.objectContaining({ userName: '登记员小周', objectType: 'exam', patientId: exam.patient_id, patientName: exam.name, outcome: 'success' })]));
+    const all = (await list(admin, { at: lastDays(1), patient: exam.name.slice(0, 1), objectType: 'exam', outcome: 'success' })).json().data;
+    expect(all.list.map((r: { hospitalId?: number }) => r.hospitalId)).toEqual(expect.arrayContaining([orgs.HOSP_A, orgs.REGION]));
+    // A range before the records finds none of them.
+    expect((await list(admin, { at: [new Date(Date.now() - 30 * DAY).toISOString(), new Date(Date.now() - 20 * DAY).toISOString()], objectType: 'exam' })).json().data.total).toBe(0);
+
+    const watched = await records("at >= $1 AND object_type = 'auditLog'", [since]);
+    expect(watched.find((r) => r.mobile === '13800000009' && r.action === 'search' && r.outcome === 'success')).toBeDefined();
+  });
+
+  test("the auditor's Excel export: the records of the range within the scope", async () => {
+    const filters = { at: lastDays(1), objectType: 'exam' };
+    const queued = await call('POST', '/api/ucenter/v1/auditLog/export', auditor, { filters });
+    expect(queued.json().status).toBe('0');
+    const job = await waitForExport(queued.json().data.id, auditor);
+    expect(job).toMatchObject({ state: 'done', kind: 'audit' });
+    const file = await call('GET', `/api/ris/v1/export/download/${queued.json().data.id}`, auditor);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(file.rawPayload as unknown as ArrayBuffer);
+    const sheet = book.worksheets[0];
+    const listed = (await call('POST', '/api/ucenter/v1/auditLog/list', auditor, { page: 1, pageSize: 100, filters })).json().data;
+    expect(sheet.rowCount - 1).toBe(listed.total);
+    const header = (sheet.getRow(1).values as string[]).filter(Boolean);
+    expect(header).toEqual(expect.arrayContaining(['用户', '患者ID', '结果']));
+    const texts = JSON.stringify(sheet.getSheetValues());
+    expect(texts).toContain(exam.patient_id);
+    expect(texts).not.toContain('区域管理员');
+  });
+
   test('the table is partitioned by month; the application made this month and the next ones', async () => {
     const parts = (
       await p.db.query<{ name: string }>(
