@@ -115,7 +115,6 @@ function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOp
     valueType: 'dateRange',
     hideInTable: true,
     order,
-    ...(hint?.initial ? { initialValue: quickRangeDays(hint.initial).map((d) => dayjs(d)) } : {}),
     ...(hint?.required ? { formItemProps: { rules: [{ required: true, message: opts.t('validation.required', { field: title }) }] } } : {}),
     fieldProps: {
       presets: QUICK_RANGES.map((key) => ({
@@ -160,6 +159,21 @@ export function toColumns(view: View, opts: ColumnsOptions): Column[] {
     if (q >= 0 && isRange) out.push(rangeColumn(f, title, order as number, opts, view.fields?.[name]?.range));
   }
   return out;
+}
+
+/**
+ * The query bar's values when the list opens: each range field's preset quick range
+ * (view hint range.initial), keyed as its range column. Days are those of `now`.
+ */
+export function initialQueryValues(view: View, now: Date = new Date()): Record<string, [dayjs.Dayjs, dayjs.Dayjs]> {
+  return Object.fromEntries(
+    (view.list.query ?? []).flatMap((name) => {
+      const initial = view.fields?.[name]?.range?.initial;
+      if (!initial) return [];
+      const [first, last] = quickRangeDays(initial, now);
+      return [[`${name}${RANGE_SUFFIX}`, [dayjs(first), dayjs(last)]]];
+    }),
+  );
 }
 
 /** ProTable column-settings state: view fields marked hideInList start hidden. */
