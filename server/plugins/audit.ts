@@ -13,10 +13,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AuditTrail, type AuditOutcome, type PatientRef } from '../audit/trail';
 import auditActions from '../../schemas/codes/auditAction.json';
+import auditObjects from '../../schemas/codes/auditObject.json';
 
 /** What a call does, as the auditor filters it: the code table is the one list (a route naming another fails at start-up). */
 export const AUDIT_ACTIONS: readonly string[] = auditActions.enum;
 export type AuditAction = string;
+/** The object types, likewise one code table. */
+export const AUDIT_OBJECTS: readonly string[] = auditObjects.enum;
 
 export interface AuditSpec {
   action: AuditAction;
@@ -73,7 +76,8 @@ function outcomeOf(status: number): AuditOutcome {
 }
 
 function validateSpec(spec: AuditSpec, where: string): void {
-  if (!AUDIT_ACTIONS.includes(spec.action)) throw new Error(`${where}: unknown audit action ${spec.action}`);
+  if (!AUDIT_ACTIONS.includes(spec.action)) throw new Error(`${where}: unknown audit action ${spec.action} (schemas/codes/auditAction.json)`);
+  if (!AUDIT_OBJECTS.includes(spec.object)) throw new Error(`${where}: unknown audit object ${spec.object} (schemas/codes/auditObject.json)`);
   for (const path of [spec.id, spec.subject]) {
     if (path !== undefined && path !== 'reply' && !/^(params|body|query)\.[A-Za-z0-9]+$/.test(path)) {
       throw new Error(`${where}: audit ids are params.<name>, body.<name>, query.<name> or reply, not ${path}`);

@@ -23,7 +23,7 @@ import platform from '../../server/plugins/platform';
 import auth from '../../server/plugins/auth';
 import audit from '../../server/plugins/audit';
 import { loadConfig } from '../../server/config';
-import { expiredPartitions, maintainPartitions } from '../../server/audit/trail';
+import { AuditTrail, expiredPartitions, maintainPartitions } from '../../server/audit/trail';
 import { syntheticSeries } from '../../mock/dicom';
 import { dbKinds } from '../support/db';
 import { appHeaders, startTestPlatform, type TestPlatform } from '../support/app';
@@ -262,6 +262,22 @@ describe.each(dbKinds)('audit trail on %s', (kind) => {
     const texts = JSON.stringify(sheet.getSheetValues());
     expect(texts).toContain(exam.patient_id);
     expect(texts).not.toContain('区域管理员');
+  });
+
+  test('a graceful stop writes what is waiting: nothing recorded before close is lost', async () => {
+    const trail = new AuditTrail(() => p.db, { retentionMonths: 12, flushMs: 3_600_000 });
+    trail.start();
+    const at = new Date();
+    for (let i = 0; i < 3; i++) {
+      trail.record({
+        at, userId: null, userName: null, mobile: '13800000002', hospitalId: null, hospitalName: null, action: 'read', objectType: 'exam',
+        objectId: String(exam.id), patient: 'exam', outcome: 'success', code: null, httpStatus: 200, ip: '127.0.0.1', method: 'GET', route: '/close-test', requestId: null,
+      });
+    }
+    await trail.close();
+    const rows = (await p.db.query<Row>("SELECT * FROM audit_log WHERE route = '/close-test'")).rows;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ count: 3, patient_id: exam.patient_id, hospital_id: orgs.HOSP_A, user_name: '登记员小周' });
   });
 
   test('the table is partitioned by month; the application made this month and the next ones', async () => {

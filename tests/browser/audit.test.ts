@@ -49,7 +49,13 @@ describe("the auditor's screen in Chromium", () => {
 
   test('opens from the menu on the last 7 days and lists the records of hospital A only', async () => {
     const { page } = b;
-    await page.getByRole('menuitem', { name: zh('menu.auditLog') }).click();
+    // The screen sits in the sidebar's system group, which opens on a click when it is closed.
+    const group = page.getByText(zh('menu.group.system')).first();
+    await group.waitFor();
+    const item = page.getByRole('menuitem', { name: zh('menu.auditLog') });
+    if (!(await item.isVisible())) await group.click();
+    await b.shot('audit-menu');
+    await item.click();
     await page.waitForURL('**/auditLog');
     await page.getByTestId('resource-list').waitFor();
     await list.settled();

@@ -24,6 +24,50 @@ export type CodesAuditActionJson =
   | 'workflow'
   | 'access';
 /**
+ * The object types audited calls name (server/plugins/audit.ts; a route or resource naming another fails at start-up): entities and settings of the platform, and the DICOMweb retrievals (instances, metadata, frames, rendered images, thumbnails). Texts: code.auditObject.<value>.
+ */
+export type CodesAuditObjectJson =
+  | 'session'
+  | 'hospital'
+  | 'user'
+  | 'smsCode'
+  | 'smsOutbox'
+  | 'orgConfig'
+  | 'gradeSafety'
+  | 'auditLog'
+  | 'org'
+  | 'role'
+  | 'userSignature'
+  | 'exam'
+  | 'patientHistory'
+  | 'examLog'
+  | 'export'
+  | 'examStudies'
+  | 'template'
+  | 'templateClass'
+  | 'crisisValue'
+  | 'printSheet'
+  | 'report'
+  | 'printLayout'
+  | 'printLayoutMapping'
+  | 'printSignature'
+  | 'reportLog'
+  | 'study'
+  | 'viewer'
+  | 'dictionary'
+  | 'dictionaryItem'
+  | 'department'
+  | 'device'
+  | 'organ'
+  | 'examItem'
+  | 'scheduleRule'
+  | 'qcRule'
+  | 'dicomInstances'
+  | 'dicomMetadata'
+  | 'dicomFrames'
+  | 'dicomRendered'
+  | 'dicomThumbnail';
+/**
  * How an audited call ended: success (2xx/3xx), refused (4xx, with the catalogue code), error (5xx). Texts: code.auditOutcome.<value>.
  */
 export type CodesAuditOutcomeJson = 'success' | 'refused' | 'error';
@@ -42,7 +86,7 @@ export interface AuditLog {
   hospitalId?: number;
   hospitalName?: string;
   action?: CodesAuditActionJson;
-  objectType?: string;
+  objectType?: CodesAuditObjectJson;
   objectId?: string;
   patientId?: string;
   patientName?: string;
