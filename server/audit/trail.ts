@@ -147,6 +147,11 @@ export class AuditTrail {
   private async write(batch: Pending[]): Promise<void> {
     try {
       await this.maintain(batch);
+    } catch (e) {
+      // The default partition takes the rows meanwhile: a partition problem never blocks the trail.
+      this.options.log?.error({ err: e }, 'audit: creating or dropping audit_log partitions failed');
+    }
+    try {
       await insertBatch(this.db(), batch);
     } catch (e) {
       // Kept for the next flush: a database that is briefly away loses nothing.
