@@ -85,6 +85,7 @@ export const DEMO_ROLES: DemoRole[] = [
     dataScope: 'own',
     grants: { registration: ['view', 'details'], image: ['view'], report: ['view', 'image', 'details', 'crisisAcknowledge'] },
   },
+  { key: 'auditor', name: '审计员', explain: '查看与导出本院的审计记录', dataScope: 'own', grants: { audit: ['view', 'export'] } },
 ];
 
 export interface DemoUser {
@@ -131,6 +132,8 @@ export const DEMO_USERS: DemoUser[] = [
     memberships: [['HOSP_A', 'clinician', 'NK']],
     commonSetting: { examNotice: { noticeOpen: true } },
   },
+  // Reads the audit trail of hospital A only (its data scope), nothing else.
+  { mobile: '13800000009', username: 'auditora09', name: '审计员小孙', workNo: 'A0009', sex: 2, title: -1, memberships: [['HOSP_A', 'auditor']] },
 ];
 
 /** Departments every demo hospital has: [code, name, shortcut]. */

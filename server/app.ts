@@ -18,6 +18,7 @@ import docs from './plugins/docs';
 import ui, { inlineScriptHashes } from './plugins/ui';
 import security from './plugins/security';
 import auth from './plugins/auth';
+import audit from './plugins/audit';
 import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
 import { serializerCompiler } from './lib/serializer';
@@ -74,6 +75,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(platform, { appIds: opts.config.appIds });
   await app.register(security, { scriptHashes: inlineScriptHashes(opts.config.distDir), connectOrigins: opts.config.connectOrigins });
   await app.register(auth);
+  await app.register(audit);
   await app.register(formbody);
   await app.register(docs);
   await app.register(ui, { distDir: opts.config.distDir });

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import app from '../config/app.json';
 import { ROOT } from './paths';
+import { MIN_RETENTION_MONTHS } from './audit/trail';
 
 export interface ServerConfig {
   port: number;
@@ -27,6 +28,14 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   identity: IdentityConfig;
   dicom: DicomConfig;
+  audit: AuditConfig;
+}
+
+export interface AuditConfig {
+  /** Whole months of audit records kept (AUDIT_RETENTION_MONTHS); 0 keeps them all; never under MIN_RETENTION_MONTHS. */
+  retentionMonths: number;
+  /** How often the batched audit writer flushes (AUDIT_FLUSH_MS): at most this much is lost in a crash. */
+  flushMs: number;
 }
 
 export interface DicomConfig {
@@ -61,6 +70,15 @@ export interface IdentityConfig {
   /** Production first start without demo data: the first administrator. */
   adminMobile?: string;
   adminPassword?: string;
+}
+
+/** Audit retention: 0 (keep all) or at least MIN_RETENTION_MONTHS; a shorter one stops the start rather than delete early. */
+function retentionMonths(value: string | undefined): number {
+  const months = Number(value || 12);
+  if (!Number.isInteger(months) || months < 0 || (months > 0 && months < MIN_RETENTION_MONTHS)) {
+    throw new Error(`AUDIT_RETENTION_MONTHS must be 0 (keep all) or at least ${MIN_RETENTION_MONTHS}, not ${value}`);
+  }
+  return months;
 }
 
 function bool(value: string | undefined, fallback: boolean): boolean {
@@ -116,6 +134,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       aeTitle: (env.DICOM_AE || 'RCLOUD').trim(),
       port: Number(env.DICOM_PORT ?? 11112),
       enabled: Number(env.DICOM_PORT ?? 11112) !== 0,
+    },
+    audit: {
+      retentionMonths: retentionMonths(env.AUDIT_RETENTION_MONTHS),
+      flushMs: Math.max(50, Number(env.AUDIT_FLUSH_MS || 1000)),
     },
   };
 }

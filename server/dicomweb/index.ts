@@ -32,11 +32,13 @@ export default async function dicomweb(fastify: FastifyInstance) {
     const token = tokenOf(request);
     const ctx = token ? await resolveSession(fastify.db, fastify.config.identity, token) : null;
     if (!ctx) return sendError(request, reply, new AppError('UAA005'));
+    // Known before it is judged, so that a refusal is recorded with who was refused (plugins/audit.ts);
+    // a refused request ends here and never reaches a handler.
+    request.auth = ctx;
     if (ctx.status !== 1) return sendError(request, reply, new AppError('UAA003'));
     if (ctx.passwordExpired) return sendError(request, reply, new AppError('UAA012'));
     if (ctx.hospitalId === null) return sendError(request, reply, new AppError('UAA103'));
     if (![access.permission].flat().some((key) => hasPermission(ctx.permissions, key))) return sendError(request, reply, new AppError('UAA103'));
-    request.auth = ctx;
   });
 
   // DICOMweb statuses the catalogue has no code for; everything else goes to the platform's handler.

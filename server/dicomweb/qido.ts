@@ -377,11 +377,14 @@ type Params = { study: string; series: string };
 const uid = { $ref: 'common.json#/definitions/dicomUid' };
 
 export function registerQido(fastify: FastifyInstance) {
-  const config = { permission: 'image:view' };
   const tags = ['pacs'];
   const get = (url: string, params: string[], handler: (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => Promise<unknown>) =>
     fastify.get<{ Params: Params }>(url, {
-      config,
+      // A search inside one study reads that study's (that patient's) contents.
+      config: {
+        permission: 'image:view',
+        audit: params.includes('study') ? { action: 'read', object: 'study', id: 'params.study', patient: 'studyUid' } : { action: 'search', object: 'study' },
+      },
       schema: {
         tags,
         summary: `QIDO-RS ${url}`,

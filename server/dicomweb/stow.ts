@@ -175,7 +175,7 @@ export function registerStow(fastify: FastifyInstance) {
   // Uploading images is the image module's "upload" right (config/permissions.json):
   // the exam page's uploader, given to technicians; a clerk's role gets it when the
   // hospital lets clerks upload too.
-  const config = { permission: 'image:upload' };
+  const config = { permission: 'image:upload', audit: { action: 'upload', object: 'study', id: 'params.study', patient: 'studyUid' } } as const;
   const schema = { tags: ['pacs'], summary: 'STOW-RS' };
   fastify.post('/studies', { config, schema: { ...schema, summary: 'STOW-RS: store instances' } }, (request, reply) => handleStow(fastify, request as FastifyRequest<{ Params: { study?: string } }>, reply));
   fastify.post<{ Params: { study: string } }>(

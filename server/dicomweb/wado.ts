@@ -216,11 +216,21 @@ async function sendRendered(fastify: FastifyInstance, request: FastifyRequest, r
 
 const uid = { $ref: 'common.json#/definitions/dicomUid' };
 
+/** What a WADO-RS path retrieves, as the audit trail names it. */
+function wadoObject(url: string): string {
+  const last = url.split('/').pop() ?? '';
+  if (last === 'metadata') return 'dicomMetadata';
+  if (last === 'rendered') return 'dicomRendered';
+  if (last === 'thumbnail') return 'dicomThumbnail';
+  if (url.includes('/frames/') || url.includes('/bulkdata/')) return 'dicomFrames';
+  return 'dicomInstances';
+}
+
 export function registerWado(fastify: FastifyInstance) {
-  const config = { permission: 'image:view' };
   const get = (url: string, params: Array<keyof Params>, handler: (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => Promise<unknown>) =>
     fastify.get<{ Params: Params }>(url, {
-      config,
+      // Recorded per study: the frames of one study fetched by one viewer fold into one row with their count.
+      config: { permission: 'image:view', audit: { action: 'read', object: wadoObject(url), id: 'params.study', patient: 'studyUid' } },
       schema: {
         tags: ['pacs'],
         summary: `WADO-RS ${url}`,

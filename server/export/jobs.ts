@@ -12,8 +12,10 @@
  *   key of its own per attempt, and the job is done only if this run still holds the
  *   claim when it finishes: nothing half-written is ever offered for download.
  * - On shutdown the job under way is handed back to the queue.
- * Touches export_job, reads the exam list (../routes/exam.ts) and app_meta (masking);
- * writes storage keys under exports/.
+ * - What a kind of job exports is registered by its feature (registerExportSource: the
+ *   exam list, the audit trail): a view's list columns over a list query, in keyset order.
+ * Touches export_job, reads the registered lists and app_meta (masking); writes storage
+ * keys under exports/.
  */
 import crypto from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -22,10 +24,9 @@ import type { Db } from '../db';
 import type { DataScope } from '../identity/scope';
 import type { FileStorage } from '../storage';
 import { translate } from '../../locales';
-import { listConditions } from '../lib/list';
+import { listConditions, type ListBody, type ListSpec } from '../lib/list';
 import { maskRow } from '../lib/masking';
 import { dropNulls } from '../lib/resource';
-import { examListQuery } from '../routes/exam';
 import { gradeSafetyOn } from '../routes/gradeSafety';
 import { getView } from '../../src/schema/views';
 import { sheetColumns, localDateTime } from './sheet';
@@ -35,7 +36,7 @@ export type ExportState = 'queued' | 'running' | 'done' | 'failed';
 export interface ExportJobRow {
   id: number;
   user_id: number;
-  kind: 'exam';
+  kind: string;
   lang: string;
   filters: Record<string, unknown>;
   scope: DataScope;
@@ -46,6 +47,34 @@ export interface ExportJobRow {
   attempts: number;
   claimed_by: string | null;
   created_at: Date;
+}
+
+/** What one kind of export writes: a view's list columns over its list query, newest first. */
+export interface ExportSource {
+  /** schemas/views/<view>.json: its list columns are the sheet's. */
+  view: string;
+  /** Locale key of the file's name (before its time stamp). */
+  fileTitle: string;
+  /** The list query for the job's filters. */
+  query(filters: Record<string, unknown>): { spec: ListSpec; filters: ListBody['filters'] };
+  /** The order's columns, newest first: a timestamp and a unique id (the keyset of the batches). */
+  keyset: { at: string; id: string };
+  /** Patient identifiers masked under grade safety for requesters without the plain right. */
+  masked: boolean;
+}
+
+const SOURCES = new Map<string, ExportSource>();
+
+/** A feature's export kind; a kind registered twice is a mistake. */
+export function registerExportSource(kind: string, source: ExportSource): void {
+  if (SOURCES.has(kind)) throw new Error(`export kind ${kind} is registered twice`);
+  SOURCES.set(kind, source);
+}
+
+function sourceOf(kind: string): ExportSource {
+  const source = SOURCES.get(kind);
+  if (!source) throw new Error(`no export source for kind ${kind}`);
+  return source;
 }
 
 export const EXPORT_PREFIX = 'exports/';
@@ -153,7 +182,7 @@ export class ExportWorker {
     const key = `${EXPORT_PREFIX}${job.id}-${crypto.randomBytes(8).toString('hex')}.xlsx`;
     const db = this.db();
     try {
-      const rows = await writeExamExport(db, this.storage, job, key, async (done, total) => {
+      const rows = await writeListExport(db, this.storage, job, key, async (done, total) => {
         if (this.stopped) throw new Abandoned();
         const r = await db.query(
           `UPDATE export_job SET rows_done = $3, rows_total = $4, heartbeat_at = now() WHERE id = $1 AND claimed_by = $2 AND state = 'running'`,
@@ -161,7 +190,7 @@ export class ExportWorker {
         );
         if (!r.rowCount) throw new Abandoned();
       });
-      const fileName = `${translate(job.lang, 'menu.examination')}-${fileStamp(job.created_at)}.xlsx`;
+      const fileName = `${translate(job.lang, sourceOf(job.kind).fileTitle)}-${fileStamp(job.created_at)}.xlsx`;
       const r = await db.query(
         `UPDATE export_job SET state = 'done', file_key = $3, file_name = $4, rows_done = $5, rows_total = $5, finished_at = now(), heartbeat_at = now()
           WHERE id = $1 AND claimed_by = $2 AND state = 'running'`,
@@ -199,23 +228,25 @@ function fileStamp(d: Date): string {
 }
 
 /**
- * Writes the exam list for the job's filters, scope and masking into `key` as .xlsx;
- * resolves with the number of rows. Rows come in keyset batches in the list's order
- * (created_at DESC, id DESC); the cursor is carried as text so that no microsecond of
- * a timestamp is lost between batches.
+ * Writes the list of the job's kind for its filters, scope and masking into `key` as
+ * .xlsx; resolves with the number of rows. Rows come in keyset batches in the list's
+ * order (newest first); the cursor is carried as text so that no microsecond of a
+ * timestamp is lost between batches.
  */
-export async function writeExamExport(
+export async function writeListExport(
   db: Db,
   storage: FileStorage,
-  job: Pick<ExportJobRow, 'filters' | 'scope' | 'sees_plain' | 'lang'>,
+  job: Pick<ExportJobRow, 'kind' | 'filters' | 'scope' | 'sees_plain' | 'lang'>,
   key: string,
   progress: (done: number, total: number) => Promise<void>,
 ): Promise<number> {
-  const view = getView('exam');
-  if (!view) throw new Error('views/exam.json is missing');
+  const source = sourceOf(job.kind);
+  const view = getView(source.view);
+  if (!view) throw new Error(`views/${source.view}.json is missing`);
   const columns = sheetColumns(view, job.lang);
-  const mask = !job.sees_plain && (await gradeSafetyOn(db));
-  const { spec, filters } = examListQuery(job.filters);
+  const mask = source.masked && !job.sees_plain && (await gradeSafetyOn(db));
+  const { spec, filters } = source.query(job.filters);
+  const { at, id } = source.keyset;
   const params: unknown[] = [];
   const where = listConditions(spec, filters, job.scope, params);
   const whereSql = where.length ? where.join(' AND ') : 'true';
@@ -227,7 +258,7 @@ export async function writeExamExport(
   // The storage reads as the writer writes; a failed put ends the run too.
   stored.catch(() => undefined);
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
-  const sheet = book.addWorksheet(translate(job.lang, 'entity.exam.title').slice(0, 31));
+  const sheet = book.addWorksheet(translate(job.lang, `entity.${view.entity}.title`).slice(0, 31));
   sheet.columns = columns.map((c) => ({ header: c.header, key: c.field, width: c.width, style: c.numFmt ? { numFmt: c.numFmt } : undefined }));
   sheet.getRow(1).font = { bold: true };
   sheet.getRow(1).commit();
@@ -240,12 +271,12 @@ export async function writeExamExport(
       let keyset = '';
       if (cursor) {
         p.push(cursor.at, cursor.id);
-        keyset = ` AND (e.created_at, e.id) < ($${p.length - 1}::timestamptz, $${p.length})`;
+        keyset = ` AND (${at}, ${id}) < ($${p.length - 1}::timestamptz, $${p.length})`;
       }
       p.push(BATCH_ROWS);
       const { rows } = await db.query<Record<string, unknown> & { __at: string; __id: number }>(
-        `SELECT ${spec.select}, e.created_at::text AS "__at", e.id AS "__id" FROM ${spec.from}
-          WHERE ${whereSql}${keyset} ORDER BY e.created_at DESC, e.id DESC LIMIT $${p.length}`,
+        `SELECT ${spec.select}, ${at}::text AS "__at", ${id} AS "__id" FROM ${spec.from}
+          WHERE ${whereSql}${keyset} ORDER BY ${at} DESC, ${id} DESC LIMIT $${p.length}`,
         p,
       );
       for (const raw of rows) {

@@ -11,6 +11,8 @@ import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { hasRegionScope } from '../identity/grants';
 import { caller } from '../plugins/auth';
+import type { AuditDeclaration } from '../plugins/audit';
+import type { PatientRef } from '../audit/trail';
 import { AppError } from './errors';
 import { listBodySchema, runList, type ListBody, type ListSpec } from './list';
 import { ok, replies } from './reply';
@@ -21,6 +23,13 @@ export interface ResourceDef<T extends { id?: number }> {
   tag: string;
   /** Permission module, e.g. "system.user". */
   module: string;
+  /**
+   * The audit trail's object type; with `patient`, rows are patient data: lists are
+   * recorded as searches and each detail as a read of that patient. Saves and deletes
+   * are always recorded (configuration and identity changes); `reads` records lists and
+   * details of a resource that is no patient data but is watched (the audit trail itself).
+   */
+  audit: { object: string; patient?: PatientRef; reads?: boolean };
   /** The module's action names for the four rights, where they are not view/add/edit/delete (e.g. registration's modifyExam). */
   actions?: { view?: string; add?: string; edit?: string; delete?: string };
   /** $id of the entity schema, e.g. "entities/user.json". */
@@ -32,6 +41,8 @@ export interface ResourceDef<T extends { id?: number }> {
   /** Code for "no such row (or not yours)". */
   notFound: string;
   list: ListSpec;
+  /** Refuses a list call whose body the resource cannot answer (a required filter missing), before any query. */
+  checkList?(request: FastifyRequest, body: ListBody): void;
   /** Replaces the plain paged query of `list` (e.g. a tree that nests children). */
   listRows?(q: Queryable, body: ListBody, me: AuthContext): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
   /** One row by id within the caller's scope, or undefined. */
@@ -53,6 +64,13 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   const entity = { $ref: def.entity };
   const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
   const regionWide = def.regionWide || undefined;
+  const { object, patient } = def.audit;
+  const audit: Record<'list' | 'detail' | 'save' | 'delete', AuditDeclaration> = {
+    list: patient || def.audit.reads ? { action: 'search', object } : 'none',
+    detail: patient || def.audit.reads ? { action: 'read', object, id: 'params.id', patient } : 'none',
+    save: { action: 'save', object, id: 'reply', patient },
+    delete: { action: 'delete', object, id: 'params.id', patient },
+  };
   const load = async (q: Queryable, id: number, me: AuthContext) => {
     const row = await def.get(q, id, me);
     if (!row) throw new AppError(def.notFound);
@@ -62,7 +80,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.post<{ Body: ListBody }>(
     `${base}/list`,
     {
-      config: { permission: `${def.module}:${right.view}` },
+      config: { permission: `${def.module}:${right.view}`, audit: audit.list },
       schema: {
         tags: [def.tag],
         summary: `List ${def.path} (paged, sorted, filtered, within the data scope)`,
@@ -80,6 +98,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     },
     async (request) => {
       const body = request.body ?? {};
+      def.checkList?.(request, body);
       const me = caller(request);
       const readOnly = regionWide && !hasRegionScope(me.scope) ? { readOnly: true } : {};
       if (def.listRows) return ok({ ...(await def.listRows(fastify.db, body, me)), ...readOnly });
@@ -91,7 +110,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   fastify.get<{ Params: { id: number } }>(
     `${base}/detail/:id`,
     {
-      config: { permission: `${def.module}:${right.view}`, scoped },
+      config: { permission: `${def.module}:${right.view}`, scoped, audit: audit.detail },
       schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
     },
     async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
@@ -102,7 +121,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     `${base}/save`,
     {
       // Creating and editing are separate rights; the handler checks the one that applies.
-      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`], regionScope: regionWide },
+      config: { permission: [`${def.module}:${right.add}`, `${def.module}:${right.edit}`], regionScope: regionWide, audit: audit.save },
       schema: {
         tags: [def.tag],
         summary: `Create (no id) or update ${def.path}`,
@@ -125,7 +144,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   if (remove) fastify.post<{ Params: { id: number } }>(
     `${base}/delete/:id`,
     {
-      config: { permission: `${def.module}:${right.delete}`, scoped, regionScope: regionWide },
+      config: { permission: `${def.module}:${right.delete}`, scoped, regionScope: regionWide, audit: audit.delete },
       schema: { tags: [def.tag], summary: `Delete ${def.path}`, params: idParams, response: replies({ type: 'null' }) },
     },
     async (request) => {
@@ -143,7 +162,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     fastify.get<{ Querystring: Record<string, string> }>(
       `${base}/options`,
       {
-        config: { session: true },
+        config: { session: true, audit: 'none' },
         schema: {
           tags: [def.tag],
           summary: `${def.path} as {value, label} options within the data scope (plus the registry's optionFields)`,

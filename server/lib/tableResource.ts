@@ -185,6 +185,8 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
     path: plan.path,
     tag: plan.prefix.split('/')[2],
     module: plan.module,
+    // Configuration tables (devices, exam items, QC rules…): their saves and deletes are audited.
+    audit: { object: plan.resource },
     actions: plan.actions,
     entity: `entities/${entityName(plan)}.json`,
     hospitalScoped: Boolean(hospitalField),

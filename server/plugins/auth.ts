@@ -96,6 +96,9 @@ async function auth(fastify: FastifyInstance) {
     const token = tokenOf(request);
     const ctx = token ? await resolveSession(fastify.db, fastify.config.identity, token) : null;
     if (!ctx) return sendError(request, reply, new AppError('UAA005'));
+    // Known before it is judged, so that a refusal is recorded with who was refused (plugins/audit.ts);
+    // a refused request ends here and never reaches a handler.
+    request.auth = ctx;
     if (ctx.status !== 1) return sendError(request, reply, new AppError('UAA003'));
     if (ctx.passwordExpired && !config.allowWhenPasswordExpired) return sendError(request, reply, new AppError('UAA012'));
     if (ctx.hospitalId === null && !config.allowWithoutHospital) return sendError(request, reply, new AppError('UAA103'));
@@ -103,7 +106,6 @@ async function auth(fastify: FastifyInstance) {
       return sendError(request, reply, new AppError('UAA103'));
     }
     if (config.regionScope && !hasRegionScope(ctx.scope)) return sendError(request, reply, new AppError('PACS006'));
-    request.auth = ctx;
   };
 }
 

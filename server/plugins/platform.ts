@@ -34,6 +34,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
     ...err.extra,
   };
   if (err.httpStatus >= 500) body.requestId = request.id;
+  // The audit trail records the code of every refusal (plugins/audit.ts).
+  request.errorCode = err.code;
   return reply.code(err.httpStatus).type('application/json; charset=utf-8').send(body);
 }
 

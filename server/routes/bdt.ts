@@ -16,6 +16,7 @@ export default async function bdtRoutes(fastify: FastifyInstance) {
     path: 'department',
     tag: 'bdt',
     module: 'system.department',
+    audit: { object: 'department' },
     entity: 'entities/department.json',
     notFound: 'BDT104',
     list: {

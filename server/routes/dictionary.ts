@@ -21,6 +21,7 @@ import type { Queryable } from '../db';
 import { AppError, errorTextKey } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { registerResource, uniqueOr } from '../lib/resource';
+import type { AuditDeclaration } from '../plugins/audit';
 import { caller } from '../plugins/auth';
 import { t, validationFailure } from '../plugins/platform';
 import type { Dictionary } from '../../src/types/generated/entities/dictionary';
@@ -234,6 +235,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
     path: 'dictionary',
     tag: 'bdt',
     module: MODULE,
+    audit: { object: 'dictionary' },
     entity: 'entities/dictionary.json',
     hospitalScoped: false,
     regionWide: true,
@@ -293,6 +295,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
     path: 'dictionary/item',
     tag: 'bdt',
     module: MODULE,
+    audit: { object: 'dictionaryItem' },
     entity: 'entities/dictionaryItem.json',
     hospitalScoped: false,
     regionWide: true,
@@ -337,8 +340,8 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
     },
   });
 
-  const fileRoute = (summary: string, action: 'import' | 'export', querystring?: object) => ({
-    config: { permission: `${MODULE}:${action}` },
+  const fileRoute = (summary: string, action: 'import' | 'export', querystring?: object, audit: AuditDeclaration = 'none') => ({
+    config: { permission: `${MODULE}:${action}`, audit },
     schema: { tags: ['bdt'], summary, ...(querystring ? { querystring } : {}) },
   });
 
@@ -348,7 +351,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
 
   fastify.get<{ Querystring: { dictionaryId: number } }>(
     '/dictionary/item/export',
-    fileRoute('A dictionary’s items as .xlsx, in the import template’s columns', 'export', dictionaryIdQuery),
+    fileRoute('A dictionary’s items as .xlsx, in the import template’s columns', 'export', dictionaryIdQuery, { action: 'export', object: 'dictionaryItem', id: 'query.dictionaryId' }),
     async (request, reply) => {
       const dict = await dictionaryExists(fastify.db, request.query.dictionaryId);
       if (!dict) throw new AppError('BDT104');
@@ -381,7 +384,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { dictionaryId: number; fileName?: string; content: string; overwrite: boolean } }>(
     '/dictionary/item/import',
     {
-      config: { permission: `${MODULE}:import`, regionScope: true },
+      config: { permission: `${MODULE}:import`, regionScope: true, audit: { action: 'upload', object: 'dictionaryItem', id: 'body.dictionaryId' } },
       bodyLimit: 6 * 1024 * 1024,
       schema: {
         tags: ['bdt'],
@@ -482,7 +485,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { token: string } }>(
     '/dictionary/item/import/failed/:token',
     {
-      config: { permission: `${MODULE}:import` },
+      config: { permission: `${MODULE}:import`, audit: 'none' },
       schema: {
         tags: ['bdt'],
         summary: 'The failed rows of an import (.xlsx, the template’s columns and the reason)',

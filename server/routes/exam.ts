@@ -436,6 +436,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
     path: 'exam',
     tag: 'ris',
     module: 'registration',
+    audit: { object: 'exam', patient: 'exam' },
     actions: { view: 'view', add: 'add', edit: 'modifyExam', delete: 'deleteExam' },
     entity: 'entities/exam.json',
     notFound: 'RIS101',
@@ -467,7 +468,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
     fastify.post<{ Params: { id: number } }>(
       `/exam/${name}/:id`,
       {
-        config: { permission, scoped: { resource: 'exam', param: 'id' } },
+        config: { permission, scoped: { resource: 'exam', param: 'id' }, audit: { action: 'workflow', object: 'exam', id: 'params.id', patient: 'exam' } },
         schema: { tags: ['ris'], summary, params: idParams, response: examReply },
       },
       async (request) => {
@@ -511,7 +512,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: { patientId: string; hospitalId?: number } }>(
     '/exam/history',
     {
-      config: { permission: 'registration:history' },
+      config: { permission: 'registration:history', audit: { action: 'read', object: 'patientHistory', id: 'query.patientId', patient: 'patientId' } },
       schema: {
         tags: ['ris'],
         summary: "A patient's exams within the caller's scope, newest first (hospitalId narrows to one hospital's patient ids)",

@@ -35,7 +35,7 @@ export default async function examLogRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { examId: number } }>(
     '/exam/logs',
     {
-      config: { permission: 'registration:operationRecord' },
+      config: { permission: 'registration:operationRecord', audit: { action: 'read', object: 'examLog', id: 'body.examId', patient: 'exam' } },
       schema: {
         tags: ['ris'],
         summary: "An exam's operation record, newest first; an exam outside the caller's data scope is not found (RIS101)",

@@ -13,15 +13,15 @@ import { AppError } from '../lib/errors';
 import { listBodySchema } from '../lib/list';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
-import { t } from '../plugins/platform';
-import { ExportWorker, type ExportState } from '../export/jobs';
+import { requireRange } from '../lib/rangeFilter';
+import { ExportWorker, registerExportSource, type ExportState } from '../export/jobs';
+import { examListQuery } from './exam';
+
+// The exam list's export: the list's columns and masking, newest registration first.
+registerExportSource('exam', { view: 'exam', fileTitle: 'menu.examination', query: examListQuery, keyset: { at: 'e.created_at', id: 'e.id' }, masked: true });
 
 /** Spec section 9: an exam-list export covers at most 31 days. */
 export const EXPORT_MAX_DAYS = 31;
-const DAY_MS = 86_400_000;
-// The range is whole local days [first 00:00, day after last 00:00); a daylight-saving
-// change inside it adds an hour, which is still 31 days.
-const MAX_RANGE_MS = EXPORT_MAX_DAYS * DAY_MS + 3_600_000;
 
 const jobSchema = {
   type: 'object',
@@ -38,20 +38,6 @@ const jobSchema = {
   },
 };
 
-/** The createdAt range of the filters as two instants, or a UAA421 naming createdAt. */
-function checkedRange(request: Parameters<typeof t>[0], filters: Record<string, unknown>): void {
-  const raw = filters.createdAt;
-  const field = t(request, 'entity.exam.field.createdAt');
-  const refuse = (key: string, params: Record<string, unknown> = {}) => {
-    const detail = t(request, key, { field, ...params });
-    return new AppError('UAA421', { detail }, { field: 'createdAt', detail });
-  };
-  if (!Array.isArray(raw) || raw.length !== 2 || raw.some((v) => typeof v !== 'string' || v === '')) throw refuse('validation.required');
-  const [from, to] = (raw as string[]).map((v) => new Date(v).getTime());
-  if (Number.isNaN(from) || Number.isNaN(to) || to <= from) throw refuse('validation.invalid');
-  if (to - from > MAX_RANGE_MS) throw refuse('validation.maxRangeDays', { limit: EXPORT_MAX_DAYS });
-}
-
 export default async function exportRoutes(fastify: FastifyInstance) {
   const worker = new ExportWorker(() => fastify.db, fastify.storage, { log: fastify.log });
   fastify.addHook('onReady', async () => worker.start());
@@ -60,7 +46,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { filters?: Record<string, unknown> } }>(
     '/exam/export',
     {
-      config: { permission: 'registration:export' },
+      config: { permission: 'registration:export', audit: { action: 'export', object: 'exam', id: 'reply' } },
       schema: {
         tags: ['ris'],
         summary: `Queue an export of the exam list for its filters (createdAt required, at most ${EXPORT_MAX_DAYS} days); answers the job id at once`,
@@ -71,7 +57,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
     async (request) => {
       const me = caller(request);
       const filters = request.body.filters ?? {};
-      checkedRange(request, filters);
+      requireRange(request, filters, 'exam', 'createdAt', EXPORT_MAX_DAYS);
       // The requester's scope and right to plain identifiers as they are now: the file
       // holds what the list showed them when they asked.
       const { rows } = await fastify.db.query<{ id: number; state: ExportState }>(
@@ -86,7 +72,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/export/list',
     {
-      config: { session: true },
+      config: { session: true, audit: 'none' },
       schema: {
         tags: ['ris'],
         summary: "The caller's own export jobs, newest first, with their progress",
@@ -109,7 +95,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/export/download/:id',
     {
-      config: { session: true },
+      config: { session: true, audit: { action: 'download', object: 'export', id: 'params.id' } },
       schema: {
         tags: ['ris'],
         summary: "The file of one of the caller's finished exports (.xlsx); records when it was downloaded",

@@ -41,7 +41,7 @@ export default async function gradeSafetyRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/config/gradeSafety',
     {
-      config: { permission: 'system.generalConfig:view' },
+      config: { permission: 'system.generalConfig:view', audit: 'none' },
       schema: { tags: ['ucenter'], summary: 'Whether patient identifiers are masked (grade safety)', response: replies(setting) },
     },
     async () => ok({ enabled: await gradeSafetyOn(fastify.db) }),
@@ -51,7 +51,7 @@ export default async function gradeSafetyRoutes(fastify: FastifyInstance) {
     '/config/gradeSafety',
     {
       // Masking applies to every hospital: a region-wide setting.
-      config: { permission: 'system.generalConfig:edit', regionScope: true },
+      config: { permission: 'system.generalConfig:edit', regionScope: true, audit: { action: 'configure', object: 'gradeSafety' } },
       schema: { tags: ['ucenter'], summary: 'Turn masking of patient identifiers on or off', body: setting, response: replies(setting) },
     },
     async (request) => {

@@ -125,6 +125,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
     path: 'study',
     tag: 'pacs',
     module: 'image',
+    audit: { object: 'study', patient: 'study' },
     entity: 'entities/study.json',
     notFound: 'PACS100',
     list: studyList,
@@ -163,7 +164,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { studyId: number; seriesUid?: string; sopInstanceUid?: string } }>(
     '/study/delete',
     {
-      config: { permission: 'image:deleteStudy' },
+      config: { permission: 'image:deleteStudy', audit: { action: 'delete', object: 'study', id: 'body.studyId', patient: 'study' } },
       schema: {
         tags: ['pacs'],
         summary: 'Delete a study, a series of it (seriesUid) or one image (sopInstanceUid)',
@@ -212,7 +213,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/exam/:id/studies',
     {
-      config: { permission: 'image:view', scoped: { resource: 'exam', param: 'id' } },
+      config: { permission: 'image:view', scoped: { resource: 'exam', param: 'id' }, audit: { action: 'read', object: 'examStudies', id: 'params.id', patient: 'exam' } },
       schema: { tags: ['ris'], summary: "The studies matched to an exam, with their series and thumbnails", params: idParams, response: anyReply },
     },
     async (request) => {
@@ -236,7 +237,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number }; Body: { studyId: number } }>(
     '/exam/:id/match',
     {
-      config: { permission: 'image:manualLink', scoped: { resource: 'exam', param: 'id' } },
+      config: { permission: 'image:manualLink', scoped: { resource: 'exam', param: 'id' }, audit: { action: 'update', object: 'exam', id: 'params.id', patient: 'exam' } },
       schema: {
         tags: ['ris'],
         summary: 'Manual match: link an unmatched study of the same hospital to the exam',
@@ -266,7 +267,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number } }>(
     '/exam/:id/autoMatch',
     {
-      config: { permission: 'image:autoLink', scoped: { resource: 'exam', param: 'id' } },
+      config: { permission: 'image:autoLink', scoped: { resource: 'exam', param: 'id' }, audit: { action: 'update', object: 'exam', id: 'params.id', patient: 'exam' } },
       schema: { tags: ['ris'], summary: 'Auto match: find the one unmatched study of this exam and link it', params: idParams, response: anyReply },
     },
     async (request) => {
@@ -302,7 +303,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
   fastify.put<{ Params: { hospitalId: number; examId: number; studyId: number } }>(
     '/exam/:hospitalId/:examId/:studyId/relationship/unbind',
     {
-      config: { permission: 'image:unbind', scoped: { resource: 'exam', param: 'examId' } },
+      config: { permission: 'image:unbind', scoped: { resource: 'exam', param: 'examId' }, audit: { action: 'update', object: 'exam', id: 'params.examId', patient: 'exam' } },
       schema: {
         tags: ['ris'],
         summary: 'Unbind a study from its exam (allowed while the report is open and not sent upward)',

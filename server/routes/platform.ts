@@ -28,7 +28,7 @@ export default async function platformRoutes(fastify: FastifyInstance) {
         security: [],
         response: replies({ $ref: 'reply.json#/definitions/health' }, [500]),
       },
-      config: { public: true },
+      config: { public: true, audit: 'none' },
     },
     async () => {
       if (Date.now() - lastPing > PING_TTL_MS) await ping();

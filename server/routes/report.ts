@@ -24,6 +24,7 @@ import { listBodySchema, runList, type ListBody } from '../lib/list';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
+import type { AuditDeclaration } from '../plugins/audit';
 import { t } from '../plugins/platform';
 import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
 import { qualifiedDoctors, superiorChoices } from '../report/guards';
@@ -36,6 +37,13 @@ import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';
 import type { ReportAction } from '../../src/types/generated/entities/reportAction';
+
+/** A workflow action as the audit trail records it: the lock's renewal every 40 s is the open page's heartbeat, not an access of its own. */
+function workflowAudit(name: string): AuditDeclaration {
+  if (name === 'renew') return 'none';
+  const action = name === 'print' ? 'print' : name === 'unlock' ? 'unlock' : 'workflow';
+  return { action, object: 'report', id: 'params.id', patient: 'exam' };
+}
 
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 // Entities have relative "../common.json" references the response serializer cannot resolve: open objects here.
@@ -64,7 +72,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/report/workflow',
     {
-      config: { session: true },
+      config: { session: true, audit: 'none' },
       schema: { tags: ['report'], summary: 'The report state machine (config/workflows/report.json, schemas/reportWorkflow.json): states, actions, rights, guards, log types', response: objectReply },
     },
     async () => ok(WORKFLOW),
@@ -73,7 +81,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/report/detail/:id',
     {
-      config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' } },
+      config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' }, audit: { action: 'read', object: 'report', id: 'params.id', patient: 'exam' } },
       schema: {
         tags: ['report'],
         summary: 'The report of exam :id (entities/report.json fields, version, lock), its exam header, and `actions`: what the caller may do now',
@@ -87,7 +95,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/report/lockState/:id',
     {
-      config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' } },
+      config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' }, audit: 'none' },
       schema: { tags: ['report'], summary: 'Whether the report is locked, by whom, until when', params: idParams, response: objectReply },
     },
     async (request) => {
@@ -104,7 +112,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     fastify.post<{ Params: { id: number }; Body: ReportAction; Headers: { 'idempotency-key'?: string } }>(
       `/report/${name}/:id`,
       {
-        config: { permission: actionKeys(action), scoped: { resource: 'report', param: 'id' } },
+        config: { permission: actionKeys(action), scoped: { resource: 'report', param: 'id' }, audit: workflowAudit(name) },
         schema: {
           tags: ['report'],
           summary: `${action.description} (workflow action "${name}"; answers the report as detail does)`,
@@ -131,7 +139,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/report/assignees/:id',
     {
-      config: { permission: actionKeys(WORKFLOW.actions.assign), scoped: { resource: 'report', param: 'id' } },
+      config: { permission: actionKeys(WORKFLOW.actions.assign), scoped: { resource: 'report', param: 'id' }, audit: 'none' },
       schema: { tags: ['report'], summary: "Doctors the report may be assigned to now: active, of its hospitals, with the right its next step needs ({list: [{id, name}]})", params: idParams, response: choiceReply },
     },
     async (request) => ok({ list: await qualifiedDoctors(fastify.db, await loadReport(fastify.db, request.params.id, caller(request))) }),
@@ -139,7 +147,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/report/superiors/:id',
     {
-      config: { permission: [...new Set([...actionKeys(WORKFLOW.actions.submitSuperiorWrite), ...actionKeys(WORKFLOW.actions.submitSuperiorReview)])], scoped: { resource: 'report', param: 'id' } },
+      config: { permission: [...new Set([...actionKeys(WORKFLOW.actions.submitSuperiorWrite), ...actionKeys(WORKFLOW.actions.submitSuperiorReview)])], scoped: { resource: 'report', param: 'id' }, audit: 'none' },
       schema: { tags: ['report'], summary: "Higher-level hospitals the report may be sent to ({list: [{id, name}], chosen: the exam's registered superior})", params: idParams, response: choiceReply },
     },
     async (request) => {
@@ -151,7 +159,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { ids: number[] } }>(
     '/report/batchUnlock',
     {
-      config: { permission: ['report:unlock', 'remote:unlock'] },
+      config: { permission: ['report:unlock', 'remote:unlock'], audit: { action: 'unlock', object: 'report', id: 'body.ids' } },
       schema: {
         tags: ['report'],
         summary: 'Unlock several reports; each is judged alone (the workflow action "unlock"): {unlocked: ids, refused: [{id, status, message}]}',
@@ -168,7 +176,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/report/logs/:id',
     {
-      config: { permission: ['report:operationRecord', 'remote:operationRecord'], scoped: { resource: 'report', param: 'id' } },
+      config: { permission: ['report:operationRecord', 'remote:operationRecord'], scoped: { resource: 'report', param: 'id' }, audit: { action: 'read', object: 'reportLog', id: 'params.id', patient: 'exam' } },
       schema: {
         tags: ['report'],
         summary: "The exam's operation record (entities/reportOperationLog.json entries, newest first): exam and report operations",
@@ -190,7 +198,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     fastify.post<{ Body: ListBody & { model?: Model } }>(
       `/report/list/${kind}`,
       {
-        config: { permission: keys },
+        config: { permission: keys, audit: { action: 'search', object: 'report' } },
         schema: {
           tags: ['report'],
           summary: `${def.summary} (paged, sorted, filtered, within the data scope; model remote: the remote centre's)`,
@@ -213,7 +221,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: { model: Model } }>(
     '/notice',
     {
-      config: { permission: ['report:view', 'remote:view'] },
+      config: { permission: ['report:view', 'remote:view'], audit: 'none' },
       schema: {
         tags: ['report'],
         summary: "Notice counts in the caller's scope: unwritten, firstTrial (to review), retrialBack (rejected to the writer), reportReturn (returned); crisis: critical values waiting for the caller's acknowledgement",

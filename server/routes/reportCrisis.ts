@@ -21,6 +21,7 @@ export default async function reportCrisisRoutes(fastify: FastifyInstance) {
     path: 'crisisValue',
     tag: 'report',
     module: 'report',
+    audit: { object: 'crisisValue' },
     entity: 'entities/crisisValue.json',
     notFound: 'REPORT004',
     list: CRISIS_LIST,
@@ -38,7 +39,7 @@ export default async function reportCrisisRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number } }>(
     '/crisisValue/acknowledge/:id',
     {
-      config: { permission: ACKNOWLEDGE_RIGHT, scoped: { resource: 'crisisValue', param: 'id' } },
+      config: { permission: ACKNOWLEDGE_RIGHT, scoped: { resource: 'crisisValue', param: 'id' }, audit: { action: 'update', object: 'crisisValue', id: 'params.id' } },
       schema: {
         tags: ['report'],
         summary: 'Acknowledge a critical-value notice addressed to the caller’s department (who, when); a second acknowledgement is refused (REPORT102)',

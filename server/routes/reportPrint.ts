@@ -29,7 +29,11 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/print/layout/:id',
     {
-      config: { permission: ['report:view', 'remote:view', 'myReport:view', 'report:print', 'remote:print'], scoped: { resource: 'report', param: 'id' } },
+      config: {
+        permission: ['report:view', 'remote:view', 'myReport:view', 'report:print', 'remote:print'],
+        scoped: { resource: 'report', param: 'id' },
+        audit: { action: 'read', object: 'printSheet', id: 'params.id', patient: 'exam' },
+      },
       schema: {
         tags: ['report'],
         summary:
@@ -49,7 +53,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { ids: number[] } }>(
     '/report/batchPrint',
     {
-      config: { permission: 'report:batchPrint' },
+      config: { permission: 'report:batchPrint', audit: { action: 'print', object: 'report', id: 'body.ids' } },
       schema: {
         tags: ['report'],
         summary: 'Print several approved reports: the workflow action "print" on each, judged alone (its right, state and layout) → {printed: ids, refused: [{id, code, message}]}',
@@ -70,6 +74,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
     path: 'printLayout',
     tag: 'report',
     module: 'reportPage',
+    audit: { object: 'printLayout' },
     actions: { add: 'edit', delete: 'edit' },
     entity: 'entities/printLayout.json',
     hospitalScoped: false,
@@ -88,7 +93,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/printLayout/mapping',
     {
-      config: { permission: 'reportPage:view' },
+      config: { permission: 'reportPage:view', audit: 'none' },
       schema: { tags: ['report'], summary: "The hospitals of the caller's scope and the layout each prints with (absent: none)", response: replies({ type: 'object', properties: { list: { type: 'array', items: mappingItem } } }) },
     },
     async (request) => ok({ list: await mappingList(fastify.db, caller(request)) }),
@@ -97,7 +102,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { hospitalId: number; layoutId: number | null } }>(
     '/printLayout/mapping',
     {
-      config: { permission: 'reportPage:edit' },
+      config: { permission: 'reportPage:edit', audit: { action: 'configure', object: 'printLayoutMapping', id: 'body.hospitalId' } },
       schema: {
         tags: ['report'],
         summary: "Set the layout a hospital of the caller's scope prints with (layoutId null: none, printing then refuses)",
@@ -121,6 +126,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
     path: 'printSignature',
     tag: 'report',
     module: 'reportPage',
+    audit: { object: 'printSignature' },
     actions: { add: 'edit' },
     entity: 'entities/printSignature.json',
     // Users belong to hospitals through memberships: the list and get say which the caller sees.
@@ -139,7 +145,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/printSignature/image/:id',
     {
-      config: { permission: 'reportPage:view', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'reportPage:view', scoped: { resource: 'user', param: 'id' }, audit: 'none' },
       schema: { tags: ['report'], summary: "A doctor's signature picture (a doctor of the caller's hospitals), to check it before it prints", params: idParams },
     },
     async (request, reply) => {

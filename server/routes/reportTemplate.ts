@@ -72,7 +72,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: { scope: Scope; hospitalId?: number } }>(
     '/template/tree',
     {
-      config: { permission: allKeys('view') },
+      config: { permission: allKeys('view'), audit: 'none' },
       schema: {
         tags: ['report'],
         summary: "Templates of a scope as a tree: level 1 classes → level 2 classes → templates (public: the caller's hospital unless hospitalId names another in scope)",
@@ -118,7 +118,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: ListBody }>(
     '/template/list',
     {
-      config: { permission: allKeys('view') },
+      config: { permission: allKeys('view'), audit: 'none' },
       schema: {
         tags: ['report'],
         summary: 'Templates the caller may read (public ones in scope, their own private ones), paged and filtered (scope, hospitalId, classes, name)',
@@ -152,7 +152,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/template/detail/:id',
     {
-      config: { permission: allKeys('view'), scoped: { resource: 'template', param: 'id' } },
+      config: { permission: allKeys('view'), scoped: { resource: 'template', param: 'id' }, audit: 'none' },
       schema: { tags: ['report'], summary: 'One template the caller may read', params: idParams, response: objectReply },
     },
     async (request) => ok(await templateRow(fastify.db, request.params.id, caller(request))),
@@ -161,7 +161,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: Template }>(
     '/template/save',
     {
-      config: { permission: [...allKeys('add'), ...allKeys('edit')] },
+      config: { permission: [...allKeys('add'), ...allKeys('edit')], audit: { action: 'save', object: 'template', id: 'reply' } },
       schema: {
         tags: ['report'],
         summary: "Create (no id) or update a template: public ones for a hospital in scope (the caller's by default), private ones for the caller",
@@ -209,7 +209,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number } }>(
     '/template/delete/:id',
     {
-      config: { permission: allKeys('delete'), scoped: { resource: 'template', param: 'id' } },
+      config: { permission: allKeys('delete'), scoped: { resource: 'template', param: 'id' }, audit: { action: 'delete', object: 'template', id: 'params.id' } },
       schema: { tags: ['report'], summary: 'Delete a template', params: idParams, response: replies({ type: 'null' }) },
     },
     async (request) => {
@@ -227,7 +227,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { scope: Scope; hospitalId?: number; className1: string; className2?: string; name: string } }>(
     '/template/class/rename',
     {
-      config: { permission: allKeys('edit') },
+      config: { permission: allKeys('edit'), audit: { action: 'update', object: 'templateClass' } },
       schema: {
         tags: ['report'],
         summary: 'Rename a level 1 class (className1), or a level 2 class (className1 + className2), over every template filed under it',

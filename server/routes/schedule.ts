@@ -217,7 +217,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: TargetQuery & { date: string } }>(
     '/schedule/slots',
     {
-      config: { permission: 'schedule:view' },
+      config: { permission: 'schedule:view', audit: 'none' },
       schema: {
         tags: ['ris'],
         summary: "A day's slots of a device (or a modality) with capacity, booked count and the bookings",
@@ -267,7 +267,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: TargetQuery & { month: string } }>(
     '/schedule/calendar',
     {
-      config: { permission: 'schedule:view' },
+      config: { permission: 'schedule:view', audit: 'none' },
       schema: {
         tags: ['ris'],
         summary: 'Per day of a month: slots offered, capacity and bookings of a device (or a modality)',
@@ -324,7 +324,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
   }>(
     '/schedule/bookings',
     {
-      config: { permission: 'schedule:view' },
+      config: { permission: 'schedule:view', audit: 'none' },
       schema: {
         tags: ['ris'],
         summary: "Appointments of a hospital from one date to another (inclusive; default the region's today), by time; pending: only those not checked in yet",
@@ -371,7 +371,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
     '/schedule/book',
     {
       // Booking an unbooked exam and moving a booking are separate rights; the handler checks the one that applies.
-      config: { permission: ['schedule:book', 'schedule:modify'] },
+      config: { permission: ['schedule:book', 'schedule:modify'], audit: { action: 'update', object: 'exam', id: 'body.examId', patient: 'exam' } },
       schema: {
         tags: ['ris'],
         summary: "Book an exam into a slot, or move its booking (deviceId: that device's slots; without: the exam modality's slots)",
@@ -448,6 +448,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
       config: {
         permission: 'schedule:modify',
         scoped: { resource: 'exam', param: 'examId' },
+        audit: { action: 'update', object: 'exam', id: 'params.examId', patient: 'exam' },
       },
       schema: {
         tags: ['ris'],

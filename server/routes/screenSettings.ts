@@ -64,7 +64,7 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { module: string } }>(
     '/user/config/:module',
     {
-      config: { session: true, allowWithoutHospital: true },
+      config: { session: true, allowWithoutHospital: true, audit: 'none' },
       schema: {
         tags: ['ucenter'],
         summary: 'The caller’s settings of one list screen (columns, query fields), or null',
@@ -85,7 +85,7 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { module: string; value: ScreenSetting } }>(
     '/user/config',
     {
-      config: { session: true, allowWithoutHospital: true },
+      config: { session: true, allowWithoutHospital: true, audit: 'none' },
       schema: {
         tags: ['ucenter'],
         summary: 'Save the caller’s settings of one list screen (replaces what was stored)',
@@ -112,7 +112,7 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
     fastify.post<{ Body: Record<string, unknown> }>(
       `/user/commonSetting/${module}`,
       {
-        config: { session: true, allowWithoutHospital: true },
+        config: { session: true, allowWithoutHospital: true, audit: 'none' },
         schema: {
           tags: ['ucenter'],
           summary: `Save the caller’s common setting ${module} (body {${module}}); user info returns it merged over the defaults`,
@@ -135,7 +135,7 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { module: string } }>(
     '/org/config/:module',
     {
-      config: { session: true, allowWithoutHospital: true },
+      config: { session: true, allowWithoutHospital: true, audit: 'none' },
       schema: {
         tags: ['ucenter'],
         summary: 'The page configuration of one form for the caller’s current hospital, or null',
@@ -157,7 +157,7 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { module: string; value: FormLayout } }>(
     '/org/config',
     {
-      config: { permission: 'reportPage:edit' },
+      config: { permission: 'reportPage:edit', audit: { action: 'configure', object: 'orgConfig', id: 'body.module' } },
       schema: {
         tags: ['ucenter'],
         summary: 'Save the page configuration of one form for the caller’s current hospital',

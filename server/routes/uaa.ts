@@ -64,7 +64,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: LoginBody }>(
     '/login',
     {
-      config: { public: true },
+      config: { public: true, audit: { action: 'login', object: 'session', subject: 'body.mobile' } },
       schema: {
         tags: ['uaa'],
         summary: 'Log in with a password or an SMS code (form-encoded; secrets base64)',
@@ -150,7 +150,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
 
   fastify.post(
     '/logout',
-    { config: anySession, schema: { tags: ['uaa'], summary: 'Revoke the current token', response: replies({ type: 'null' }) } },
+    { config: { ...anySession, audit: { action: 'logout', object: 'session' } }, schema: { tags: ['uaa'], summary: 'Revoke the current token', response: replies({ type: 'null' }) } },
     async (request) => {
       await revokeSession(fastify.db, caller(request).tokenHash);
       return ok(null);
@@ -160,7 +160,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/user/info',
     {
-      config: anySession,
+      config: { ...anySession, audit: 'none' },
       schema: {
         tags: ['uaa'],
         summary: 'The current user: permissions, menus, hospital, data scope, settings',
@@ -204,7 +204,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { hospitalId: number } }>(
     '/hospital/change',
     {
-      config: { session: true, allowWithoutHospital: true },
+      config: { session: true, allowWithoutHospital: true, audit: { action: 'login', object: 'hospital', id: 'body.hospitalId' } },
       schema: {
         tags: ['uaa'],
         summary: 'Bind the session to one of the user’s hospitals',
@@ -224,7 +224,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { oldPassword: string; newPassword: string; confirmPassword: string } }>(
     '/password/update',
     {
-      config: anySession,
+      config: { ...anySession, audit: { action: 'passwordChange', object: 'user' } },
       schema: {
         tags: ['uaa'],
         summary: 'Change the password (old must match; all sessions end)',
@@ -254,7 +254,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { mobile: string; smsCode: string; newPassword: string; confirmPassword: string } }>(
     '/password/reset',
     {
-      config: { public: true },
+      config: { public: true, audit: { action: 'passwordReset', object: 'user', subject: 'body.mobile' } },
       schema: {
         tags: ['uaa'],
         summary: 'Reset a forgotten password with an SMS code (purpose "reset")',
@@ -283,7 +283,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/password/expiry',
     {
-      config: anySession,
+      config: { ...anySession, audit: 'none' },
       schema: {
         tags: ['uaa'],
         summary: 'Whether the password has expired or is weak',
@@ -318,7 +318,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/captcha',
     {
-      config: { public: true },
+      config: { public: true, audit: 'none' },
       schema: {
         tags: ['uaa'],
         summary: 'A new graphic captcha (SVG data URL, 5 minutes, single use)',
@@ -335,7 +335,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.get<{ Querystring: { mobile: string } }>(
     '/captcha/required',
     {
-      config: { public: true },
+      config: { public: true, audit: 'none' },
       schema: {
         tags: ['uaa'],
         summary: 'Whether the next login of this mobile needs the graphic captcha',
@@ -351,7 +351,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { mobile: string }; Body: { purpose?: SmsPurpose; captchaKey?: string; captchaCode?: string } | undefined }>(
     '/business-code/sms/:mobile',
     {
-      config: { public: true },
+      config: { public: true, audit: { action: 'smsCode', object: 'user', subject: 'params.mobile' } },
       schema: {
         tags: ['uaa'],
         summary: 'Send a 6-digit SMS code (5 minutes, single use; limited per mobile and per IP)',
@@ -388,7 +388,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { smsCode: string } }>(
     '/password/verify-code',
     {
-      config: anySession,
+      config: { ...anySession, audit: { action: 'passwordChange', object: 'smsCode' } },
       schema: {
         tags: ['uaa'],
         summary: 'Check an SMS code (purpose "password") before a password change',
@@ -407,7 +407,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
     '/sms/outbox',
     {
       // A code read here logs its user in: only who may already set any user's password reads it.
-      config: { permission: 'system.user:edit' },
+      config: { permission: 'system.user:edit', audit: { action: 'read', object: 'smsOutbox' } },
       schema: {
         tags: ['uaa'],
         summary: 'Demo mode (demo data and the log SMS provider), for region-scope administrators: the last messages the platform "sent"',

@@ -35,6 +35,7 @@ import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/sc
 import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
+import auditLogRoutes from './auditLog';
 import gradeSafetyRoutes from './gradeSafety';
 
 
@@ -117,11 +118,13 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   // Per-user list settings and per-hospital form layouts (user/config, org/config).
   await fastify.register(screenSettingRoutes);
   await fastify.register(gradeSafetyRoutes);
+  await fastify.register(auditLogRoutes);
 
   registerResource<Org>(fastify, {
     path: 'org',
     tag: 'ucenter',
     module: 'system.org',
+    audit: { object: 'org' },
     entity: 'entities/org.json',
     notFound: 'UCENTER101',
     list: {
@@ -214,6 +217,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     path: 'user',
     tag: 'ucenter',
     module: 'system.user',
+    audit: { object: 'user' },
     entity: 'entities/user.json',
     notFound: 'UCENTER006',
     list: {
@@ -326,6 +330,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     path: 'role',
     tag: 'ucenter',
     module: 'system.role',
+    audit: { object: 'role' },
     entity: 'entities/role.json',
     hospitalScoped: false,
     notFound: 'UCENTER201',
@@ -397,7 +402,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/permission/tree',
     {
-      config: { permission: ['system.role:view'] },
+      config: { permission: ['system.role:view'], audit: 'none' },
       schema: { tags: ['ucenter'], summary: 'The function-permission tree (groups → modules → actions)', response: replies({ type: 'object', additionalProperties: true }) },
     },
     async () => ok({ groups: permissions.groups, modules: permissions.modules }),
@@ -406,7 +411,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number } }>(
     '/user/unlock/:id',
     {
-      config: { permission: 'system.user:unlock', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'system.user:unlock', scoped: { resource: 'user', param: 'id' }, audit: { action: 'unlock', object: 'user', id: 'params.id' } },
       schema: {
         tags: ['ucenter'],
         summary: 'Unlock an account locked by wrong passwords',
@@ -430,7 +435,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: number }; Body: { image: string } }>(
     '/user/signature/:id',
     {
-      config: { permission: 'system.user:edit', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'system.user:edit', scoped: { resource: 'user', param: 'id' }, audit: { action: 'update', object: 'userSignature', id: 'params.id' } },
       bodyLimit: 2 * 1024 * 1024,
       schema: {
         tags: ['ucenter'],
@@ -464,7 +469,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
     '/user/signature/:id',
     {
-      config: { permission: 'system.user:view', scoped: { resource: 'user', param: 'id' } },
+      config: { permission: 'system.user:view', scoped: { resource: 'user', param: 'id' }, audit: 'none' },
       schema: {
         tags: ['ucenter'],
         summary: 'A user’s signature picture',

@@ -152,7 +152,7 @@ export default async function viewerRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: Selection }>(
     '/study/viewer',
     {
-      config: { permission: 'image:view' },
+      config: { permission: 'image:view', audit: { action: 'read', object: 'viewer', id: 'body.examIds', patient: 'exam' } },
       schema: { tags: ['pacs'], summary: 'Studies to show in the viewer, by study UID or by exam, with series and thumbnails', body: selection, response: studiesReply },
     },
     async (request) => {
@@ -167,7 +167,7 @@ export default async function viewerRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: Selection }>(
     '/study/compare',
     {
-      config: { permission: 'image:compare' },
+      config: { permission: 'image:compare', audit: { action: 'read', object: 'viewer', id: 'body.studyUids', patient: 'studyUid' } },
       schema: {
         tags: ['pacs'],
         summary: `Image comparison: ${LIMITS.compareStudiesMin} to ${LIMITS.compareStudiesMax} studies with images of one patient`,
@@ -191,7 +191,7 @@ export default async function viewerRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { examId: number } }>(
     '/study/compare/candidates/:examId',
     {
-      config: { permission: 'image:compare', scoped: { resource: 'exam', param: 'examId' } },
+      config: { permission: 'image:compare', scoped: { resource: 'exam', param: 'examId' }, audit: 'none' },
       schema: {
         tags: ['pacs'],
         summary: "The studies with images of an exam's patient (in the exam's hospital), newest first: what a comparison picks from",
@@ -217,7 +217,7 @@ export default async function viewerRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { viewConfig: NonNullable<CommonSetting['viewConfig']> } }>(
     '/viewer/config',
     {
-      config: { permission: 'image:view' },
+      config: { permission: 'image:view', audit: 'none' },
       schema: {
         tags: ['pacs'],
         summary: 'Save the caller’s image-viewer settings ({viewConfig}: single or dual screen, new window, auto-load); user info returns them',

@@ -28,7 +28,7 @@ import { invalidateOptions, loadOptions } from './options';
 import { ownedRights, useActions, usePermissionMap } from './permissions';
 import { resourceApi, type Entity } from './resource';
 import { rowActionAllowed, rowActionTarget, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
-import { hiddenColumns, toColumns, toListQuery, type Column, type Row } from './toColumns';
+import { hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column, type Row } from './toColumns';
 import { QueryOptionsDialog } from './QueryOptionsDialog';
 import { RowListDialog } from './RowListDialog';
 import { PickDialog } from './PickDialog';
@@ -223,6 +223,8 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const [listLoads, setListLoads] = useState(0);
   // The query bar as the user set it; columns, actions and permissions stay the view's.
   const queryView = useMemo(() => applyQuerySetting(view, setting?.query), [view, setting?.query]);
+  // Preset query values (a required time range opens on its quick range), taken once when the list opens.
+  const initialQuery = useMemo(() => initialQueryValues(queryView), [queryView]);
 
   const columns = useMemo<Column[]>(() => {
     const cols = toColumns(queryView, {
@@ -342,7 +344,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
         defaultCollapsed: false,
         span: { xs: 24, sm: 12, md: 8, lg: 8, xl: 6, xxl: 6 },
       }}
-      form={{ syncToUrl: false }}
+      form={{ syncToUrl: false, initialValues: initialQuery }}
       pagination={{
         defaultPageSize: 20,
         showSizeChanger: true,

@@ -24,7 +24,7 @@ import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type Day
 import { entityModel, field as fieldOf, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
 import { fieldLabelKey } from './toFormily';
-import type { Option, OptionSource, Scalar, SortSpec, Translate, View } from './types';
+import type { FieldHint, Option, OptionSource, Scalar, SortSpec, Translate, View } from './types';
 
 export type Row = Record<string, unknown>;
 export type Column = ProColumns<Row>;
@@ -105,7 +105,7 @@ function searchedByDays(f: FieldInfo, view: View): boolean {
   return f.format === 'date-time' || view.fields?.[f.name]?.dicom === 'DA';
 }
 
-function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOptions): Column {
+function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOptions, hint: FieldHint['range']): Column {
   // A date-time is compared as instants; a DICOM date (no time, no zone) as days.
   const toRange = f.format === 'date-time' ? toFilterRange : toDayFilterRange;
   return {
@@ -115,6 +115,7 @@ function rangeColumn(f: FieldInfo, title: string, order: number, opts: ColumnsOp
     valueType: 'dateRange',
     hideInTable: true,
     order,
+    ...(hint?.required ? { formItemProps: { rules: [{ required: true, message: opts.t('validation.required', { field: title }) }] } } : {}),
     fieldProps: {
       presets: QUICK_RANGES.map((key) => ({
         label: opts.t(`entity.range.${key}`),
@@ -155,9 +156,24 @@ export function toColumns(view: View, opts: ColumnsOptions): Column[] {
       order: isRange ? undefined : order,
     };
     out.push(Object.fromEntries(Object.entries(column).filter(([, v]) => v !== undefined)) as Column);
-    if (q >= 0 && isRange) out.push(rangeColumn(f, title, order as number, opts));
+    if (q >= 0 && isRange) out.push(rangeColumn(f, title, order as number, opts, view.fields?.[name]?.range));
   }
   return out;
+}
+
+/**
+ * The query bar's values when the list opens: each range field's preset quick range
+ * (view hint range.initial), keyed as its range column. Days are those of `now`.
+ */
+export function initialQueryValues(view: View, now: Date = new Date()): Record<string, [dayjs.Dayjs, dayjs.Dayjs]> {
+  return Object.fromEntries(
+    (view.list.query ?? []).flatMap((name) => {
+      const initial = view.fields?.[name]?.range?.initial;
+      if (!initial) return [];
+      const [first, last] = quickRangeDays(initial, now);
+      return [[`${name}${RANGE_SUFFIX}`, [dayjs(first), dayjs(last)]]];
+    }),
+  );
 }
 
 /** ProTable column-settings state: view fields marked hideInList start hidden. */

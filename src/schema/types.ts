@@ -3,6 +3,7 @@
  * use, and a view (schemas/views/_view.schema.json; every view is validated against it
  * in tests/unit/schemaViews.test.ts, so this interface only mirrors it for the compiler).
  */
+import type { QuickRange } from './dateRanges';
 export type Scalar = string | number | boolean;
 
 export interface JsonSchema {
@@ -85,6 +86,8 @@ export interface FieldHint {
   dicom?: 'DA' | 'TM' | 'PN';
   /** Query bar: several values may be chosen; the filter gets the list. */
   multiple?: boolean;
+  /** Query bar, a field searched by days: the quick range preset when the list opens, and whether one is required. */
+  range?: { initial?: QuickRange; required?: boolean };
   /** Array of objects: rows can be moved up and down (their order means something: a print layout's items). */
   orderable?: boolean;
 }

@@ -87,6 +87,12 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     const study = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.401', count: 1, patientId: 'FOREIGN-STUDY' });
     const stored = await p.app.archive.storeBuffer(study.instances[0].bytes, { hospitalId: orgs.CENTRAL, sender: 'C_CT1' });
     foreign.study = { id: stored.studyId, secret: 'FOREIGN-STUDY' };
+    // An audit record of the central hospital.
+    const auditRow = await q.query<{ id: string }>(
+      "INSERT INTO audit_log (at, last_at, hospital_id, action, outcome, http_status, method, route, object_id) VALUES (now(), now(), $1, 'read', 'success', 200, 'GET', '/x', 'FOREIGN-AUDIT') RETURNING id",
+      [orgs.CENTRAL],
+    );
+    foreign.auditLog = { id: Number(auditRow.rows[0].id), secret: 'FOREIGN-AUDIT' };
   });
   afterAll(() => p.close());
 

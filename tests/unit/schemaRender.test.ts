@@ -32,7 +32,7 @@ import type { ISchema } from '@formily/json-schema';
 import { resources } from '../../locales';
 import { errorFieldPath, initialValues, toPayload } from '@/schema/formData';
 import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/schema/model';
-import { RANGE_SUFFIX, hiddenColumns, toColumns, toListQuery, type Column } from '@/schema/toColumns';
+import { RANGE_SUFFIX, hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column } from '@/schema/toColumns';
 import { toFormily } from '@/schema/toFormily';
 import type { Translate, View } from '@/schema/types';
 import { formUrl, resolveView, views, type FormMode } from '@/schema/views';
@@ -214,6 +214,15 @@ describe('conditions of an entity', () => {
 });
 
 describe('toColumns', () => {
+  test('a range field preset by its view opens on that quick range (the audit trail: the last 7 days), and is required', () => {
+    const view = views.auditLog;
+    const values = initialQueryValues(view, new Date(2026, 10, 26, 15, 30));
+    expect(Object.keys(values)).toEqual([`at${RANGE_SUFFIX}`]);
+    expect(values[`at${RANGE_SUFFIX}`].map((d) => d.format('YYYY-MM-DD'))).toEqual(['2026-11-20', '2026-11-26']);
+    const range = toColumns(view, { t, loadOptions }).find((c) => c.key === `at${RANGE_SUFFIX}`);
+    expect(range?.formItemProps).toMatchObject({ rules: [{ required: true }] });
+    expect(initialQueryValues(views.exam)).toEqual({});
+  });
   const loadOptions = jest.fn(async () => [{ value: 1, label: 'x' }]);
 
   test.each(byName)('%s', (_name, view) => {

@@ -4,122 +4,128 @@ import s1 from '../../../schemas/codes/aiResult.json';
 import s2 from '../../../schemas/codes/aiState.json';
 import s3 from '../../../schemas/codes/aiType.json';
 import s4 from '../../../schemas/codes/attachmentType.json';
-import s5 from '../../../schemas/codes/boneDensityResult.json';
-import s6 from '../../../schemas/codes/businessMode.json';
-import s7 from '../../../schemas/codes/consultReportState.json';
-import s8 from '../../../schemas/codes/consultState.json';
-import s9 from '../../../schemas/codes/credentialType.json';
-import s10 from '../../../schemas/codes/dataScopeLogic.json';
-import s11 from '../../../schemas/codes/dataScopeOperator.json';
-import s12 from '../../../schemas/codes/deviceState.json';
-import s13 from '../../../schemas/codes/doctorTitle.json';
-import s14 from '../../../schemas/codes/examState.json';
-import s15 from '../../../schemas/codes/expertState.json';
-import s16 from '../../../schemas/codes/filmType.json';
-import s17 from '../../../schemas/codes/imageStatus.json';
-import s18 from '../../../schemas/codes/matchKind.json';
-import s19 from '../../../schemas/codes/noticeModule.json';
-import s20 from '../../../schemas/codes/orgKind.json';
-import s21 from '../../../schemas/codes/patientSource.json';
-import s22 from '../../../schemas/codes/paymentState.json';
-import s23 from '../../../schemas/codes/printField.json';
-import s24 from '../../../schemas/codes/printGroup.json';
-import s25 from '../../../schemas/codes/printState.json';
-import s26 from '../../../schemas/codes/qcRuleType.json';
-import s27 from '../../../schemas/codes/qcState.json';
-import s28 from '../../../schemas/codes/registerType.json';
-import s29 from '../../../schemas/codes/reportOperationType.json';
-import s30 from '../../../schemas/codes/reportState.json';
-import s31 from '../../../schemas/codes/roleDataScope.json';
-import s32 from '../../../schemas/codes/scheduleDays.json';
-import s33 from '../../../schemas/codes/screenMode.json';
-import s34 from '../../../schemas/codes/sex.json';
-import s35 from '../../../schemas/codes/sharePlatform.json';
-import s36 from '../../../schemas/codes/shareType.json';
-import s37 from '../../../schemas/codes/templateScope.json';
-import s38 from '../../../schemas/codes/userStatus.json';
-import s39 from '../../../schemas/codes/viewerOption.json';
-import s40 from '../../../schemas/common.json';
-import s41 from '../../../schemas/entities/aiResult.json';
-import s42 from '../../../schemas/entities/commonSetting.json';
-import s43 from '../../../schemas/entities/consultation.json';
-import s44 from '../../../schemas/entities/crisisValue.json';
-import s45 from '../../../schemas/entities/department.json';
-import s46 from '../../../schemas/entities/device.json';
-import s47 from '../../../schemas/entities/dictionary.json';
-import s48 from '../../../schemas/entities/dictionaryItem.json';
-import s49 from '../../../schemas/entities/exam.json';
-import s50 from '../../../schemas/entities/examItem.json';
-import s51 from '../../../schemas/entities/examLog.json';
-import s52 from '../../../schemas/entities/expert.json';
-import s53 from '../../../schemas/entities/formLayout.json';
-import s54 from '../../../schemas/entities/org.json';
-import s55 from '../../../schemas/entities/organ.json';
-import s56 from '../../../schemas/entities/printLayout.json';
-import s57 from '../../../schemas/entities/printSignature.json';
-import s58 from '../../../schemas/entities/qcForm.json';
-import s59 from '../../../schemas/entities/qcRule.json';
-import s60 from '../../../schemas/entities/report.json';
-import s61 from '../../../schemas/entities/reportAction.json';
-import s62 from '../../../schemas/entities/reportOperationLog.json';
-import s63 from '../../../schemas/entities/reportRow.json';
-import s64 from '../../../schemas/entities/role.json';
-import s65 from '../../../schemas/entities/scheduleRule.json';
-import s66 from '../../../schemas/entities/screenSetting.json';
-import s67 from '../../../schemas/entities/shareLog.json';
-import s68 from '../../../schemas/entities/study.json';
-import s69 from '../../../schemas/entities/template.json';
-import s70 from '../../../schemas/entities/user.json';
-import s71 from '../../../schemas/entities/userSession.json';
-import s72 from '../../../schemas/limits.json';
-import s73 from '../../../schemas/reply.json';
-import s74 from '../../../schemas/reportWorkflow.json';
-import v0 from '../../../schemas/views/centralHospital.json';
-import v1 from '../../../schemas/views/crisis.json';
-import v2 from '../../../schemas/views/department.json';
-import v3 from '../../../schemas/views/device.json';
-import v4 from '../../../schemas/views/dictionary.json';
-import v5 from '../../../schemas/views/dictionaryItem.json';
-import v6 from '../../../schemas/views/exam.json';
-import v7 from '../../../schemas/views/examItem.json';
-import v8 from '../../../schemas/views/hospital.json';
-import v9 from '../../../schemas/views/myReport.json';
-import v10 from '../../../schemas/views/organ.json';
-import v11 from '../../../schemas/views/printLayout.json';
-import v12 from '../../../schemas/views/qcRule.json';
-import v13 from '../../../schemas/views/regionOrg.json';
-import v14 from '../../../schemas/views/report.json';
-import v15 from '../../../schemas/views/role.json';
-import v16 from '../../../schemas/views/scheduleRule.json';
-import v17 from '../../../schemas/views/study.json';
-import v18 from '../../../schemas/views/templatePrivate.json';
-import v19 from '../../../schemas/views/templatePublic.json';
-import v20 from '../../../schemas/views/user.json';
+import s5 from '../../../schemas/codes/auditAction.json';
+import s6 from '../../../schemas/codes/auditObject.json';
+import s7 from '../../../schemas/codes/auditOutcome.json';
+import s8 from '../../../schemas/codes/boneDensityResult.json';
+import s9 from '../../../schemas/codes/businessMode.json';
+import s10 from '../../../schemas/codes/consultReportState.json';
+import s11 from '../../../schemas/codes/consultState.json';
+import s12 from '../../../schemas/codes/credentialType.json';
+import s13 from '../../../schemas/codes/dataScopeLogic.json';
+import s14 from '../../../schemas/codes/dataScopeOperator.json';
+import s15 from '../../../schemas/codes/deviceState.json';
+import s16 from '../../../schemas/codes/doctorTitle.json';
+import s17 from '../../../schemas/codes/examState.json';
+import s18 from '../../../schemas/codes/expertState.json';
+import s19 from '../../../schemas/codes/filmType.json';
+import s20 from '../../../schemas/codes/imageStatus.json';
+import s21 from '../../../schemas/codes/matchKind.json';
+import s22 from '../../../schemas/codes/noticeModule.json';
+import s23 from '../../../schemas/codes/orgKind.json';
+import s24 from '../../../schemas/codes/patientSource.json';
+import s25 from '../../../schemas/codes/paymentState.json';
+import s26 from '../../../schemas/codes/printField.json';
+import s27 from '../../../schemas/codes/printGroup.json';
+import s28 from '../../../schemas/codes/printState.json';
+import s29 from '../../../schemas/codes/qcRuleType.json';
+import s30 from '../../../schemas/codes/qcState.json';
+import s31 from '../../../schemas/codes/registerType.json';
+import s32 from '../../../schemas/codes/reportOperationType.json';
+import s33 from '../../../schemas/codes/reportState.json';
+import s34 from '../../../schemas/codes/roleDataScope.json';
+import s35 from '../../../schemas/codes/scheduleDays.json';
+import s36 from '../../../schemas/codes/screenMode.json';
+import s37 from '../../../schemas/codes/sex.json';
+import s38 from '../../../schemas/codes/sharePlatform.json';
+import s39 from '../../../schemas/codes/shareType.json';
+import s40 from '../../../schemas/codes/templateScope.json';
+import s41 from '../../../schemas/codes/userStatus.json';
+import s42 from '../../../schemas/codes/viewerOption.json';
+import s43 from '../../../schemas/common.json';
+import s44 from '../../../schemas/entities/aiResult.json';
+import s45 from '../../../schemas/entities/auditLog.json';
+import s46 from '../../../schemas/entities/commonSetting.json';
+import s47 from '../../../schemas/entities/consultation.json';
+import s48 from '../../../schemas/entities/crisisValue.json';
+import s49 from '../../../schemas/entities/department.json';
+import s50 from '../../../schemas/entities/device.json';
+import s51 from '../../../schemas/entities/dictionary.json';
+import s52 from '../../../schemas/entities/dictionaryItem.json';
+import s53 from '../../../schemas/entities/exam.json';
+import s54 from '../../../schemas/entities/examItem.json';
+import s55 from '../../../schemas/entities/examLog.json';
+import s56 from '../../../schemas/entities/expert.json';
+import s57 from '../../../schemas/entities/formLayout.json';
+import s58 from '../../../schemas/entities/org.json';
+import s59 from '../../../schemas/entities/organ.json';
+import s60 from '../../../schemas/entities/printLayout.json';
+import s61 from '../../../schemas/entities/printSignature.json';
+import s62 from '../../../schemas/entities/qcForm.json';
+import s63 from '../../../schemas/entities/qcRule.json';
+import s64 from '../../../schemas/entities/report.json';
+import s65 from '../../../schemas/entities/reportAction.json';
+import s66 from '../../../schemas/entities/reportOperationLog.json';
+import s67 from '../../../schemas/entities/reportRow.json';
+import s68 from '../../../schemas/entities/role.json';
+import s69 from '../../../schemas/entities/scheduleRule.json';
+import s70 from '../../../schemas/entities/screenSetting.json';
+import s71 from '../../../schemas/entities/shareLog.json';
+import s72 from '../../../schemas/entities/study.json';
+import s73 from '../../../schemas/entities/template.json';
+import s74 from '../../../schemas/entities/user.json';
+import s75 from '../../../schemas/entities/userSession.json';
+import s76 from '../../../schemas/limits.json';
+import s77 from '../../../schemas/reply.json';
+import s78 from '../../../schemas/reportWorkflow.json';
+import v0 from '../../../schemas/views/auditLog.json';
+import v1 from '../../../schemas/views/centralHospital.json';
+import v2 from '../../../schemas/views/crisis.json';
+import v3 from '../../../schemas/views/department.json';
+import v4 from '../../../schemas/views/device.json';
+import v5 from '../../../schemas/views/dictionary.json';
+import v6 from '../../../schemas/views/dictionaryItem.json';
+import v7 from '../../../schemas/views/exam.json';
+import v8 from '../../../schemas/views/examItem.json';
+import v9 from '../../../schemas/views/hospital.json';
+import v10 from '../../../schemas/views/myReport.json';
+import v11 from '../../../schemas/views/organ.json';
+import v12 from '../../../schemas/views/printLayout.json';
+import v13 from '../../../schemas/views/qcRule.json';
+import v14 from '../../../schemas/views/regionOrg.json';
+import v15 from '../../../schemas/views/report.json';
+import v16 from '../../../schemas/views/role.json';
+import v17 from '../../../schemas/views/scheduleRule.json';
+import v18 from '../../../schemas/views/study.json';
+import v19 from '../../../schemas/views/templatePrivate.json';
+import v20 from '../../../schemas/views/templatePublic.json';
+import v21 from '../../../schemas/views/user.json';
 
 /** Every JSON Schema under schemas/ but the views, each with its $id. */
-export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74];
+export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78];
 
 /** Every view (schemas/views/<name>.json) by name. */
 export const viewFiles: Record<string, unknown> = {
-  "centralHospital": v0,
-  "crisis": v1,
-  "department": v2,
-  "device": v3,
-  "dictionary": v4,
-  "dictionaryItem": v5,
-  "exam": v6,
-  "examItem": v7,
-  "hospital": v8,
-  "myReport": v9,
-  "organ": v10,
-  "printLayout": v11,
-  "qcRule": v12,
-  "regionOrg": v13,
-  "report": v14,
-  "role": v15,
-  "scheduleRule": v16,
-  "study": v17,
-  "templatePrivate": v18,
-  "templatePublic": v19,
-  "user": v20,
+  "auditLog": v0,
+  "centralHospital": v1,
+  "crisis": v2,
+  "department": v3,
+  "device": v4,
+  "dictionary": v5,
+  "dictionaryItem": v6,
+  "exam": v7,
+  "examItem": v8,
+  "hospital": v9,
+  "myReport": v10,
+  "organ": v11,
+  "printLayout": v12,
+  "qcRule": v13,
+  "regionOrg": v14,
+  "report": v15,
+  "role": v16,
+  "scheduleRule": v17,
+  "study": v18,
+  "templatePrivate": v19,
+  "templatePublic": v20,
+  "user": v21,
 };

@@ -931,6 +931,13 @@ export interface FieldHint {
    */
   multiple?: boolean;
   /**
+   * Query bar, a field searched by days: the quick range preset when the list opens, and whether a range is required (the audit trail's time range: the server refuses a list without one).
+   */
+  range?: {
+    initial?: 'today' | 'yesterday' | 'last3Days' | 'last7Days';
+    required?: boolean;
+  };
+  /**
    * Array of objects: each row can be moved up and down (the order means something, as a print layout's items).
    */
   orderable?: boolean;
