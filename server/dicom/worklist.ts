@@ -11,6 +11,7 @@ import * as dcmjs from 'dcmjs';
 import iconv from 'iconv-lite';
 import type { Queryable } from '../db';
 import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
+import { utf8Again } from '../pacs/dicomFile';
 
 const { DicomMessage, DicomMetaDictionary, WriteBufferStream } = dcmjs.data;
 
@@ -86,6 +87,18 @@ function firstItem(value: unknown): NaturalDataset | undefined {
   return Array.isArray(value) && value[0] && typeof value[0] === 'object' ? (value[0] as NaturalDataset) : undefined;
 }
 
+/**
+ * The query's scheduled step item. dcmjs decodes text inside sequence items byte by
+ * byte: in a UTF-8 query (a Chinese performing physician's name) it is read again as UTF-8.
+ */
+function stepOf(query: NaturalDataset): NaturalDataset | undefined {
+  const item = firstItem(query.ScheduledProcedureStepSequence);
+  if (!item || !text(query.SpecificCharacterSet).includes('192')) return item;
+  const again = (v: unknown): unknown =>
+    typeof v === 'string' ? utf8Again(v) : Array.isArray(v) ? v.map(again) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, again(x)])) : v;
+  return again(item) as NaturalDataset;
+}
+
 /** Keys of a naturalized dataset; dcmjs adds bookkeeping members starting with "_". */
 function keysOf(ds: NaturalDataset): string[] {
   return Object.keys(ds).filter((k) => !k.startsWith('_'));
@@ -148,7 +161,7 @@ const isPersonName = (value: unknown[]) => value.some((v) => v && typeof v === '
 function requestedKeys(query: NaturalDataset): Requested {
   const asked = keysOf(query).filter((k) => k !== 'SpecificCharacterSet');
   const top = new Set(TOP_KEYS.filter((k) => asked.includes(k)));
-  const item = firstItem(query.ScheduledProcedureStepSequence) ?? {};
+  const item = stepOf(query) ?? {};
   const stepAsked = keysOf(item);
   // An empty sequence (or an empty item) asks for the whole item, as findscu users write it.
   const step = new Set(STEP_KEYS.filter((k) => stepAsked.includes(k)));
@@ -195,7 +208,7 @@ export function worklistSql(query: NaturalDataset, hospitalId: number, callingAe
   }
   q.match('w.patient_name', ideographic);
 
-  const step = firstItem(query.ScheduledProcedureStepSequence) ?? {};
+  const step = stepOf(query) ?? {};
   q.match('w.modality', text(step.Modality));
   q.match(stationAe, text(step.ScheduledStationAETitle));
   const date = text(step.ScheduledProcedureStepStartDate);
@@ -293,7 +306,7 @@ export async function findWorklist(db: Queryable, hospitalId: number, query: Nat
   const { rows } = await db.query<StepRow>(sql, params);
   const keys = requestedKeys(query);
   // The performing physician is stored in Chinese: a pinyin query is matched here, on both forms.
-  const physician = text(firstItem(query.ScheduledProcedureStepSequence)?.ScheduledPerformingPhysicianName);
+  const physician = text(stepOf(query)?.ScheduledPerformingPhysicianName);
   return rows.filter((row) => personNameMatches(physician, row.performing_physician)).map((row) => responseOf(row, keys));
 }
 
