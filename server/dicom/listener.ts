@@ -1,17 +1,23 @@
 /**
- * The DICOM network listener (DIMSE over TCP): C-ECHO, C-STORE into the archive and
- * Modality Worklist C-FIND, for the modalities registered in /deviceList. The device a
- * calling AE title belongs to (looked up per association, so a new device works at
- * once) decides the hospital of what it stores and the worklist it sees; every
- * association attempt is logged in dicom_association_log.
+ * The DICOM network listener (DIMSE over TCP) for the devices registered in
+ * /deviceList: C-ECHO, C-STORE into the archive, Modality Worklist C-FIND,
+ * Query/Retrieve (C-FIND, C-MOVE, C-GET), MPPS (N-CREATE, N-SET) and storage
+ * commitment (N-ACTION, N-EVENT-REPORT). The device a calling AE title belongs to
+ * (looked up per association, so a new device works at once) decides the hospital of
+ * what it stores, the worklist it sees and the archive it may query (its hospital and
+ * those it serves); every association attempt is logged in dicom_association_log.
  *
- * dcmjs-dimse runs the association (negotiation, release, abort), C-ECHO and C-FIND.
+ * dcmjs-dimse runs the association (negotiation, release, abort) and parses the
+ * requests other than C-STORE; the answers are the domain modules' (worklist.ts,
+ * query.ts, retrieve.ts, mpps.ts, commitment.ts). Requests this side sends (a C-GET's
+ * C-STOREs, a commitment report) go out through pdu.ts, their responses taken here.
  * C-STORE has a receive path of its own (pdu.ts): the socket's bytes are cut into PDUs
  * here, the values of a C-STORE's dataset go straight to a temp file behind its
  * Part-10 meta header (no copy, no reassembly of the instance in memory), the rest is
  * handed to dcmjs-dimse as whole PDUs through a stand-in socket. The archive indexes
  * the file before Success is sent: an acknowledged instance survives a crash. Touches
- * the archive, the device, worklist and association log tables, and nothing else.
+ * the archive, the device, worklist, mpps and association log tables (and, through
+ * mpps.ts, the exam and its log), and nothing else.
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
@@ -520,10 +526,10 @@ class Connection extends Scp {
    * association): the instances the identifier names, sent one by one, a pending
    * response with the counts after each, then the final one.
    */
-  private async retrieve(
+  private async retrieve<R extends RetrieveResponse>(
     request: requests.CMoveRequest | requests.CGetRequest,
-    make: () => RetrieveResponse,
-    send: (responses: never[]) => void,
+    make: () => R,
+    send: (responses: R[]) => void,
     destination?: string,
   ): Promise<void> {
     const sender = this.sender!;
@@ -545,7 +551,7 @@ class Connection extends Scp {
       if (comment) response.setErrorComment(comment.replace(/[\\\r\n]/g, ' ').slice(0, 64));
       // dcmjs-dimse's callback answers once: pending responses go out beside it.
       if (status === STATUS.pending) this.sendResponse(request, response);
-      else (send as (responses: RetrieveResponse[]) => void)([response]);
+      else send([response]);
     };
     const move = destination !== undefined;
     if (!(move ? QR_MOVE : QR_GET).has(sopClass)) return respond(STATUS.sopClassNotSupported);

@@ -10,7 +10,7 @@
 import * as dcmjs from 'dcmjs';
 import type { Queryable } from '../db';
 import type { DicomJson } from '../pacs/dicomFile';
-import { dateRange, likePattern, timeRange, WorklistQueryError, type NaturalDataset } from './worklist';
+import { dateRange, SqlConditions, timeRange, universal, WorklistQueryError, type NaturalDataset } from './worklist';
 
 const { DicomMetaDictionary } = dcmjs.data;
 
@@ -91,21 +91,9 @@ function values(value: unknown): string[] {
     .map((v) => v.trim());
 }
 
-const universal = (v: string) => v === '' || /^\*+$/.test(v);
-const hasWildcard = (v: string) => /[*?]/.test(v);
-
-class Sql {
-  readonly where: string[] = [];
-  readonly params: unknown[] = [];
-  param(value: unknown): string {
-    this.params.push(value);
-    return `$${this.params.length}`;
-  }
-  like(column: string, value: string, insensitive = false): string {
-    return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ${this.param(likePattern(value))} ESCAPE '\\'`;
-  }
+class Sql extends SqlConditions {
   /** One key's matching condition (PS3.4 C.2.2.2), none for universal matching. */
-  match(kind: Kind, column: string, given: string[]): void {
+  matchKey(kind: Kind, column: string, given: string[]): void {
     const value = given[0] ?? '';
     if (kind === 'uid') {
       const uids = given.filter((v) => v && !universal(v));
@@ -132,9 +120,7 @@ class Sql {
       const han = `split_part(coalesce(${column}, ''), '=', 2)`;
       if (!universal(alphabetic)) this.where.push(`(${this.like(latin, alphabetic, true)} OR ${this.like(han, alphabetic)})`);
       if (!universal(ideographic)) this.where.push(this.like(han, ideographic));
-    } else {
-      this.where.push(hasWildcard(value) ? this.like(column, value) : `${column} = ${this.param(value)}`);
-    }
+    } else this.match(column, value);
   }
 }
 
@@ -152,7 +138,7 @@ function conditions(query: NaturalDataset, level: Level, hospitalIds: number[]):
   q.where.push(`s.hospital_id = ANY(${q.param(hospitalIds)}::int[])`);
   for (const key of keysOf(query)) {
     const attr = MATCHED[key];
-    if (attr && depth(attr.level) <= depth(level)) q.match(attr.kind, attr.column, values(query[key]));
+    if (attr && depth(attr.level) <= depth(level)) q.matchKey(attr.kind, attr.column, values(query[key]));
   }
   return q;
 }

@@ -112,7 +112,7 @@ export function likePattern(value: string): string {
 }
 
 /** Universal matching: an empty value or a lone "*" matches everything (PS3.4 C.2.2.2.3). */
-const universal = (v: string) => v === '' || /^\*+$/.test(v);
+export const universal = (v: string) => v === '' || /^\*+$/.test(v);
 
 /** A DICOM DA value that is a real calendar date. */
 function isDate(value: string): boolean {
@@ -131,17 +131,22 @@ export function dateRange(value: string): { from?: string; to?: string } {
   return { from: parts[0] || undefined, to: parts[1] || undefined };
 }
 
-class Sql {
+/** A query's WHERE conditions and their parameters (values never go into the SQL text). */
+export class SqlConditions {
   readonly where: string[] = [];
   readonly params: unknown[] = [];
   param(value: unknown): string {
     this.params.push(value);
     return `$${this.params.length}`;
   }
+  /** A LIKE condition from a DICOM wildcard pattern. */
+  like(column: string, value: string, insensitive = false): string {
+    return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ${this.param(likePattern(value))} ESCAPE '\\'`;
+  }
   /** Single value matching, or wildcard matching when the value has * or ?. */
   match(column: string, value: string): void {
     if (universal(value)) return;
-    this.where.push(hasWildcard(value) ? `${column} LIKE ${this.param(likePattern(value))} ESCAPE '\\'` : `${column} = ${this.param(value)}`);
+    this.where.push(hasWildcard(value) ? this.like(column, value) : `${column} = ${this.param(value)}`);
   }
 }
 
@@ -192,7 +197,7 @@ const STATION_AE = (callingAe: string) => `coalesce(nullif(w.scheduled_ae_title,
 
 /** The worklist query for one hospital: its open steps that match, in scheduled order. */
 export function worklistSql(query: NaturalDataset, hospitalId: number, callingAe = ''): { sql: string; params: unknown[] } {
-  const q = new Sql();
+  const q = new SqlConditions();
   q.where.push(`w.hospital_id = ${q.param(hospitalId)}`);
   const tz = q.param(REGION_TIME_ZONE);
   const stationAe = STATION_AE(q.param(callingAe));

@@ -8,8 +8,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import * as dcmjs from 'dcmjs';
 
-// dcmjs reports every unusual VR it reads (dcmtk's files have some); the tests check what matters.
-dcmjs.log?.setLevel?.('silent');
+export { freePort } from '../support/server';
+
+// dcmjs's validation logger reports every unusual VR it reads (dcmtk's files have some); the tests check what matters.
+dcmjs.log?.getLogger?.('validation.dcmjs')?.setLevel?.('silent');
 
 export interface Run {
   code: number;
@@ -22,18 +24,6 @@ export function dcmtk(tool: string, args: string[]): Promise<Run> {
     execFile(tool, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, TCP_NODELAY: '1' } }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, output: `${stdout}${stderr}` });
-    });
-  });
-}
-
-/** A free loopback TCP port (taken and released: the caller binds it next). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
     });
   });
 }

@@ -123,7 +123,8 @@ describe.each(dbKinds)('DICOM MPPS and storage commitment on %s', (kind) => {
       "SELECT i.id, i.organ_id FROM exam_item i JOIN org o ON o.id = i.hospital_id WHERE o.code = 'HOSP_A' AND i.code = 'CT002'",
     );
     item = { itemId: rows[0].id, organId: rows[0].organ_id };
-  });
+    // The platform starts (migrations, demo seed) slowly on a busy machine: the hook may take longer than a test.
+  }, 180_000);
   afterAll(async () => {
     await listener?.close();
     await p?.close();

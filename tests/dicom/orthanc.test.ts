@@ -15,10 +15,10 @@ import { syntheticSeries } from '../../mock/dicom';
 import { startDicomListener, type DicomListener } from '../../server/dicom/listener';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { dbKinds } from '../support/db';
+import { ORTHANC, orthancConfig } from '../support/orthanc';
 import { datasetOf, freePort, startPeer, type Peer } from './dcmtk';
 
 const AE = 'RCLOUD';
-const ORTHANC = '/usr/sbin/Orthanc';
 const ORTHANC_AE = 'A_ORTHANC';
 
 describe.each(dbKinds)('Orthanc finds and moves from the platform on %s', (kind) => {
@@ -51,19 +51,7 @@ describe.each(dbKinds)('Orthanc finds and moves from the platform on %s', (kind)
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-orthanc-'));
     const [httpPort, dicomPort] = [await freePort(), await freePort()];
     const config = {
-      Name: 'RCLOUD-TEST-PEER',
-      StorageDirectory: path.join(dir, 'storage'),
-      IndexDirectory: path.join(dir, 'index'),
-      StorageCompression: false,
-      HttpServerEnabled: true,
-      HttpPort: httpPort,
-      RemoteAccessAllowed: false,
-      AuthenticationEnabled: false,
-      DicomServerEnabled: true,
-      DicomAet: ORTHANC_AE,
-      DicomPort: dicomPort,
-      DicomCheckCalledAet: false,
-      SaveJobs: false,
+      ...orthancConfig(dir, { name: 'RCLOUD-TEST-PEER', aet: ORTHANC_AE, httpPort, dicomPort }),
       Plugins: [],
       // Answers and queries in UTF-8 (its default, Latin-1, cannot hold the Chinese names).
       DefaultEncoding: 'Utf8',
@@ -81,7 +69,8 @@ describe.each(dbKinds)('Orthanc finds and moves from the platform on %s', (kind)
       dicomPort,
       ORTHANC_AE,
     ]);
-  });
+    // The platform starts (migrations, demo seed) slowly on a busy machine: the hook may take longer than a test.
+  }, 180_000);
   afterAll(async () => {
     await orthanc?.stop();
     await listener?.close();

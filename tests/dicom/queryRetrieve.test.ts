@@ -88,7 +88,8 @@ describe.each(dbKinds)('DICOM query/retrieve on %s', (kind) => {
     await store(ctA, orgs.HOSP_A, 'A_CT1');
     await store(mrA, orgs.HOSP_A, 'A_CT1');
     await store(ctB, devices.B_CT1.hospitalId, 'B_CT1');
-  });
+    // The platform starts (migrations, demo seed) slowly on a busy machine: the hook may take longer than a test.
+  }, 180_000);
   afterAll(async () => {
     for (const peer of peers) await peer.stop();
     await listener?.close();
