@@ -609,7 +609,10 @@ class Connection extends Scp {
     for (const { id } of this.accepted!.getPresentationContexts()) {
       const context = this.acceptedContext(id);
       const abstractSyntax = context?.getAbstractSyntaxUid().trim();
-      if (context && abstractSyntax && STORAGE_SOP_CLASSES[abstractSyntax]) contexts.push({ id, abstractSyntax, transferSyntax: context.getAcceptedTransferSyntaxUid()!.trim() });
+      // Only classes the requester proposed to receive (SCP role selected, PS3.4 C.4.3.1.2).
+      if (context && abstractSyntax && STORAGE_SOP_CLASSES[abstractSyntax] && context.getProviderRole()) {
+        contexts.push({ id, abstractSyntax, transferSyntax: context.getAcceptedTransferSyntaxUid()!.trim() });
+      }
     }
     return { contexts, request: (contextId, command, dataset) => this.request(contextId, command, dataset) };
   }

@@ -32,6 +32,7 @@ import { startDicomListener, type DicomListener } from '../../server/dicom/liste
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { dbKinds } from '../support/db';
+import { registerExam } from '../support/exam';
 
 const AE = 'RCLOUD';
 
@@ -111,28 +112,20 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
         [callingAe],
       )
     ).rows[0];
-  const register = async (over: Record<string, unknown>) => {
-    const r = await p.app.inject({
-      method: 'POST',
-      url: '/api/ris/v1/exam/save',
-      headers: authed(admin),
-      payload: {
-        hospitalId: orgs.HOSP_A,
-        sex: 2,
-        age: 45,
-        ageUnit: 4,
-        patientSource: 1,
-        outPatientNo: 'MZ0001',
-        idNo: '11010519491231002X',
-        hisDoctorName: '李医生',
-        deviceId: devices.A_CT1.id,
-        items: [{ itemId: items.CT002.id, organId: items.CT002.organId }],
-        ...over,
-      },
+  const register = (over: Record<string, unknown>) =>
+    registerExam(p.app, admin, {
+      hospitalId: orgs.HOSP_A,
+      sex: 2,
+      age: 45,
+      ageUnit: 4,
+      patientSource: 1,
+      outPatientNo: 'MZ0001',
+      idNo: '11010519491231002X',
+      hisDoctorName: '李医生',
+      deviceId: devices.A_CT1.id,
+      items: [{ itemId: items.CT002.id, organId: items.CT002.organId }],
+      ...over,
     });
-    expect(r.json().status).toBe('0');
-    return r.json().data;
-  };
   const writeSeries = (name: string, instances: SyntheticInstance[]) => {
     const dir = path.join(work, name);
     fs.mkdirSync(dir, { recursive: true });

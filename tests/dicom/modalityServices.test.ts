@@ -15,8 +15,9 @@ import { syntheticSeries } from '../../mock/dicom';
 import { startDicomListener, type DicomListener } from '../../server/dicom/listener';
 import { commandSet } from '../../server/dicom/pdu';
 import { startTestPlatform, type TestPlatform } from '../support/app';
-import { authed, login } from '../support/auth';
+import { login } from '../support/auth';
 import { dbKinds } from '../support/db';
+import { registerExam } from '../support/exam';
 import { freePort } from './dcmtk';
 import { EXPLICIT_LE, pData, RawScu } from './rawScu';
 
@@ -78,26 +79,18 @@ describe.each(dbKinds)('DICOM MPPS and storage commitment on %s', (kind) => {
   const devices: Record<string, { id: number; hospitalId: number }> = {};
   let item: { itemId: number; organId: number };
 
-  const register = async (name: string) => {
-    const r = await p.app.inject({
-      method: 'POST',
-      url: '/api/ris/v1/exam/save',
-      headers: authed(admin),
-      payload: {
-        hospitalId: orgs.HOSP_A,
-        hisPatientName: name,
-        sex: 1,
-        age: 50,
-        ageUnit: 4,
-        patientSource: 1,
-        outPatientNo: `MZ${Math.floor(Math.random() * 1e6)}`,
-        deviceId: devices.A_CT1.id,
-        items: [item],
-      },
-    });
-    expect(r.json().status).toBe('0');
-    return r.json().data as { id: number; examCode: string; patientId: string };
-  };
+  const register = async (name: string) =>
+    (await registerExam(p.app, admin, {
+      hospitalId: orgs.HOSP_A,
+      hisPatientName: name,
+      sex: 1,
+      age: 50,
+      ageUnit: 4,
+      patientSource: 1,
+      outPatientNo: `MZ${Math.floor(Math.random() * 1e6)}`,
+      deviceId: devices.A_CT1.id,
+      items: [item],
+    })) as { id: number; examCode: string; patientId: string };
   const examState = async (id: number) => (await p.db.query<{ exam_state: number; exam_time: Date | null }>('SELECT exam_state, exam_time FROM exam WHERE id = $1', [id])).rows[0];
   const logs = async (id: number) => (await p.db.query<{ action: string; user_name: string }>('SELECT action, user_name FROM exam_log WHERE exam_id = $1 ORDER BY id', [id])).rows;
   const step = (exam: { examCode: string; patientId: string }, over: Record<string, unknown> = {}) => ({
