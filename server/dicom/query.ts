@@ -10,7 +10,7 @@
 import * as dcmjs from 'dcmjs';
 import type { Queryable } from '../db';
 import type { DicomJson } from '../pacs/dicomFile';
-import { dateRange, SqlConditions, timeRange, universal, WorklistQueryError, type NaturalDataset } from './worklist';
+import { dateRange, emptyLike, SqlConditions, timeRange, universal, WorklistQueryError, type NaturalDataset } from './worklist';
 
 const { DicomMetaDictionary } = dcmjs.data;
 
@@ -203,6 +203,11 @@ function answer(query: NaturalDataset, level: Level, row: FoundRow, retrieveAeTi
   const out: NaturalDataset = { SpecificCharacterSet: 'ISO_IR 192', QueryRetrieveLevel: level, RetrieveAETitle: retrieveAeTitle };
   for (const key of keysOf(query)) {
     if (key in out) continue;
+    // Everything the archive holds is on its disks.
+    if (key === 'InstanceAvailability') {
+      out[key] = 'ONLINE';
+      continue;
+    }
     if (COUNTED[key] && depth(COUNTED[key]) <= depth(level)) {
       out[key] = counted(key, row);
       continue;
@@ -212,9 +217,8 @@ function answer(query: NaturalDataset, level: Level, row: FoundRow, retrieveAeTi
     if (stored?.Value?.length) {
       const natural = DicomMetaDictionary.naturalizeDataset({ [tag!]: stored }) as NaturalDataset;
       out[key] = natural[key];
-    } else out[key] = stored?.vr === 'SQ' ? [] : '';
+    } else out[key] = stored?.vr === 'SQ' ? [] : emptyLike(query[key]);
   }
-  if (level === 'IMAGE' || level === 'SERIES' || level === 'STUDY') out.InstanceAvailability ??= 'ONLINE';
   return out;
 }
 

@@ -159,7 +159,7 @@ interface Requested {
 }
 
 /** The empty value of a requested key: an empty sequence for a sequence, else an empty value. */
-const emptyLike = (value: unknown) => (Array.isArray(value) && (value.length === 0 || typeof value[0] === 'object') && !isPersonName(value) ? [] : '');
+export const emptyLike = (value: unknown) => (Array.isArray(value) && (value.length === 0 || typeof value[0] === 'object') && !isPersonName(value) ? [] : '');
 const isPersonName = (value: unknown[]) => value.some((v) => v && typeof v === 'object' && ('Alphabetic' in v || 'Ideographic' in v));
 
 /** Which return keys were asked for: all of them when the query names none. */

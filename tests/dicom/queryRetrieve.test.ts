@@ -109,6 +109,7 @@ describe.each(dbKinds)('DICOM query/retrieve on %s', (kind) => {
       'NumberOfStudyRelatedSeries',
       'NumberOfStudyRelatedInstances',
       'InstitutionName',
+      'InstanceAvailability',
     ]);
     const byUid = Object.fromEntries(all.map((r) => [r.StudyInstanceUID, r]));
     // Every study of hospital A (the demo's and these two), none of hospital B's.
@@ -129,7 +130,9 @@ describe.each(dbKinds)('DICOM query/retrieve on %s', (kind) => {
     });
     // A key the archive does not index at this level is still answered, empty.
     expect('InstitutionName' in byUid[ctA.studyUid]).toBe(true);
-    expect(byUid[ctA.studyUid].RetrieveAETitle).toBe(AE);
+    expect(byUid[ctA.studyUid]).toMatchObject({ RetrieveAETitle: AE, InstanceAvailability: 'ONLINE' });
+    // Keys not asked for are not answered.
+    expect('StudyDescription' in byUid[ctA.studyUid]).toBe(false);
   });
 
   test('study matching: wildcards on pinyin or Chinese in any case, date ranges, single values, UID lists', async () => {
