@@ -31,7 +31,7 @@ import { EXPLICIT_VR_LE, IMPLICIT_VR_LE, MODALITY_WORKLIST_FIND, MPPS, negotiate
 import { COMMAND, encodeAbort, encodePData, eventReportRequest, parseCommand, PDU, PduReader, ProtocolError, storeResponse, type Command } from './pdu';
 import { findArchive, QUERY_RETRIEVE, retrieveInstances } from './query';
 import { proposedContexts, sendInstances, type RetrieveCounts } from './retrieve';
-import { AssociationError, OutboundAssociation, PendingRequests, writeMessage, type AcceptedContext, type StoreTarget } from './scu';
+import { AssociationError, OutboundAssociation, PendingRequests, sendRequest, type AcceptedContext, type StoreTarget } from './scu';
 import { encodeInCharset, findWorklist, WorklistQueryError } from './worklist';
 
 type Association = association.Association;
@@ -619,11 +619,7 @@ class Connection extends Scp {
 
   /** Sends a request of ours on this association; its response, or undefined when the association ends first. */
   private async request(contextId: number, command: (messageId: number) => Buffer, dataset?: Iterable<Buffer>): Promise<Command | undefined> {
-    if (this.closed) return undefined;
-    const messageId = this.pending.messageId();
-    const answered = this.pending.expect(messageId);
-    await writeMessage(this.peer, contextId, command(messageId), dataset, this.accepted!.getMaxPduLength());
-    return answered;
+    return this.closed ? undefined : sendRequest(this.pending, this.peer, this.accepted!.getMaxPduLength(), contextId, command, dataset);
   }
 
   override nCreateRequest(request: requests.NCreateRequest, callback: (response: responses.NCreateResponse) => void): void {

@@ -82,6 +82,21 @@ export async function writeMessage(socket: net.Socket, contextId: number, comman
   }
 }
 
+/** Sends a request (its command built for the Message ID it gets) and resolves with the response, undefined when none came. */
+export async function sendRequest(
+  pending: PendingRequests,
+  socket: net.Socket,
+  maxPdu: number,
+  contextId: number,
+  command: (messageId: number) => Buffer,
+  dataset?: Iterable<Buffer>,
+): Promise<Command | undefined> {
+  const messageId = pending.messageId();
+  const answered = pending.expect(messageId);
+  await writeMessage(socket, contextId, command(messageId), dataset, maxPdu);
+  return answered;
+}
+
 /** Where a retrieve's C-STOREs go: the destination's association, or the requester's own (C-GET). */
 export interface StoreTarget {
   contexts: AcceptedContext[];
@@ -180,21 +195,8 @@ export class OutboundAssociation implements StoreTarget {
     return association;
   }
 
-  /** The accepted context for a SOP class in one of the given transfer syntaxes, in their order. */
-  contextFor(abstractSyntax: string, transferSyntaxes: string[]): AcceptedContext | undefined {
-    for (const ts of transferSyntaxes) {
-      const found = this.contexts.find((c) => c.abstractSyntax === abstractSyntax && c.transferSyntax === ts);
-      if (found) return found;
-    }
-    return undefined;
-  }
-
   async request(contextId: number, command: (messageId: number) => Buffer, dataset?: Iterable<Buffer>): Promise<Command | undefined> {
-    if (this.failed) return undefined;
-    const messageId = this.pending.messageId();
-    const answered = this.pending.expect(messageId);
-    await writeMessage(this.socket, contextId, command(messageId), dataset, this.peerMaxPdu);
-    return answered;
+    return this.failed ? undefined : sendRequest(this.pending, this.socket, this.peerMaxPdu, contextId, command, dataset);
   }
 
   /** A-RELEASE-RQ, waiting for the release answer (or the connection's end). */
