@@ -35,13 +35,12 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { syntheticSeries, type SyntheticSeriesOptions } from '../../mock/dicom';
 import { DEMO_PASSWORD } from '../../mock/identity';
+import { ORTHANC, orthancConfig } from '../../tests/support/orthanc';
 import { freePort, startPlatformProcess, type RunningPlatform } from '../../tests/support/server';
 import { load, median, type BenchContext } from '../lib';
 
 export const name = 'dicom';
 
-/** BENCH_ORTHANC points elsewhere (a missing path shows the platform-only output). */
-const ORTHANC = process.env.BENCH_ORTHANC || '/usr/sbin/Orthanc';
 const DICOMWEB_PLUGIN = '/usr/share/orthanc/plugins/libOrthancDicomWeb.so';
 /** The demo device at hospital A (127.0.0.1), seeded by SEED_DEMO: the platform accepts it. */
 const CALLING_AE = 'A_CT1';
@@ -196,19 +195,7 @@ const orthancKind = (sync: boolean): TargetKind => ({
     const httpPort = await freePort();
     const dicomPort = await freePort();
     const config = {
-      Name: 'RCLOUD-BENCH-REFERENCE',
-      StorageDirectory: path.join(dir, 'storage'),
-      IndexDirectory: path.join(dir, 'index'),
-      StorageCompression: false,
-      HttpServerEnabled: true,
-      HttpPort: httpPort,
-      RemoteAccessAllowed: false,
-      AuthenticationEnabled: false,
-      DicomServerEnabled: true,
-      DicomAet: 'ORTHANC',
-      DicomPort: dicomPort,
-      DicomCheckCalledAet: false,
-      SaveJobs: false,
+      ...orthancConfig(dir, { name: 'RCLOUD-BENCH-REFERENCE', aet: 'ORTHANC', httpPort, dicomPort }),
       SyncStorageArea: sync,
       Plugins: [DICOMWEB_PLUGIN],
       DicomWeb: { Enable: true, Root: '/dicom-web/' },

@@ -1,17 +1,23 @@
 /**
- * The DICOM network listener (DIMSE over TCP): C-ECHO, C-STORE into the archive and
- * Modality Worklist C-FIND, for the modalities registered in /deviceList. The device a
- * calling AE title belongs to (looked up per association, so a new device works at
- * once) decides the hospital of what it stores and the worklist it sees; every
- * association attempt is logged in dicom_association_log.
+ * The DICOM network listener (DIMSE over TCP) for the devices registered in
+ * /deviceList: C-ECHO, C-STORE into the archive, Modality Worklist C-FIND,
+ * Query/Retrieve (C-FIND, C-MOVE, C-GET), MPPS (N-CREATE, N-SET) and storage
+ * commitment (N-ACTION, N-EVENT-REPORT). The device a calling AE title belongs to
+ * (looked up per association, so a new device works at once) decides the hospital of
+ * what it stores, the worklist it sees and the archive it may query (its hospital and
+ * those it serves); every association attempt is logged in dicom_association_log.
  *
- * dcmjs-dimse runs the association (negotiation, release, abort), C-ECHO and C-FIND.
+ * dcmjs-dimse runs the association (negotiation, release, abort) and parses the
+ * requests other than C-STORE; the answers are the domain modules' (worklist.ts,
+ * query.ts, retrieve.ts, mpps.ts, commitment.ts). Requests this side sends (a C-GET's
+ * C-STOREs, a commitment report) go out through pdu.ts, their responses taken here.
  * C-STORE has a receive path of its own (pdu.ts): the socket's bytes are cut into PDUs
  * here, the values of a C-STORE's dataset go straight to a temp file behind its
  * Part-10 meta header (no copy, no reassembly of the instance in memory), the rest is
  * handed to dcmjs-dimse as whole PDUs through a stand-in socket. The archive indexes
  * the file before Success is sent: an acknowledged instance survives a crash. Touches
- * the archive, the device, worklist and association log tables, and nothing else.
+ * the archive, the device, worklist, mpps and association log tables (and, through
+ * mpps.ts, the exam and its log), and nothing else.
  */
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
@@ -19,13 +25,18 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { constants, Dataset, Implementation, log as dimseLog, responses, Scp, type association, type requests } from 'dcmjs-dimse';
 import { InvalidDicomError, SopInstanceMismatchError, type Arrival } from '../pacs/archive';
 import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION, part10Prefix } from '../pacs/dicomFile';
-import { MODALITY_WORKLIST_FIND, negotiate } from './negotiation';
-import { COMMAND, encodeAbort, encodePData, parseCommand, PDU, PduReader, ProtocolError, storeResponse, type Command } from './pdu';
-import { findWorklist, WorklistQueryError } from './worklist';
+import { commitmentRequest, CommitmentRequestError, commitmentResult } from './commitment';
+import { createMpps, MppsError, newMppsUid, N_STATUS, setMpps } from './mpps';
+import { EXPLICIT_VR_LE, IMPLICIT_VR_LE, MODALITY_WORKLIST_FIND, MPPS, negotiate, STORAGE_COMMITMENT, STORAGE_COMMITMENT_INSTANCE, STORAGE_SOP_CLASSES } from './negotiation';
+import { COMMAND, encodeAbort, encodePData, eventReportRequest, parseCommand, PDU, PduReader, ProtocolError, storeResponse, type Command } from './pdu';
+import { findArchive, QUERY_RETRIEVE, retrieveInstances } from './query';
+import { proposedContexts, sendInstances, type RetrieveCounts } from './retrieve';
+import { AssociationError, OutboundAssociation, PendingRequests, sendRequest, type AcceptedContext, type StoreTarget } from './scu';
+import { encodeInCharset, findWorklist, WorklistQueryError } from './worklist';
 
 type Association = association.Association;
 type PresentationContext = association.PresentationContext;
-const { CEchoResponse, CFindResponse, CStoreResponse } = responses;
+const { CEchoResponse, CFindResponse, CGetResponse, CMoveResponse, CStoreResponse, NActionResponse, NCreateResponse, NSetResponse } = responses;
 const { AbortReason, AbortSource, PresentationContextResult, RejectReason, RejectResult, RejectSource } = constants;
 
 /** DIMSE status codes (PS3.7 C, PS3.4 B.2.3 and C.4.1.1.4). */
@@ -38,6 +49,15 @@ export const STATUS = {
   cannotUnderstand: 0xc000,
   /** Also "Cannot understand": the dataset is not the instance the command announced. */
   instanceMismatch: 0xc001,
+  /** C-FIND/C-MOVE/C-GET: the identifier does not match the SOP class (PS3.4 C.4.1.1.4). */
+  identifierMismatch: 0xa900,
+  /** C-MOVE: the move destination is not a known AE (PS3.4 C.4.2.1.5). */
+  moveDestinationUnknown: 0xa801,
+  /** C-MOVE/C-GET: unable to perform the sub-operations. */
+  subOperationsRefused: 0xa702,
+  /** C-MOVE/C-GET: sub-operations complete, one or more failures or warnings. */
+  subOperationsWarning: 0xb000,
+  cancel: 0xfe00,
 } as const;
 
 /** Why an association was refused, as logged in dicom_association_log.reason. */
@@ -60,7 +80,18 @@ interface Sender {
   deviceId: number;
   hospitalId: number;
   aeTitle: string;
+  /** The hospitals whose archive the device may query and retrieve: its own and those it serves. */
+  hospitalIds: number[];
+  /** The character set its worklist answers are written in (null: UTF-8). */
+  charset: string | null;
 }
+
+/** Query/Retrieve SOP classes by service. */
+const QR_FIND = new Set<string>([QUERY_RETRIEVE.patientRootFind, QUERY_RETRIEVE.studyRootFind]);
+const QR_MOVE = new Set<string>([QUERY_RETRIEVE.patientRootMove, QUERY_RETRIEVE.studyRootMove]);
+const QR_GET = new Set<string>([QUERY_RETRIEVE.patientRootGet, QUERY_RETRIEVE.studyRootGet]);
+
+type RetrieveResponse = responses.CMoveResponse | responses.CGetResponse;
 
 interface ListenerContext {
   app: FastifyInstance;
@@ -132,6 +163,16 @@ interface Forwarded {
   contextId: number;
   parts: Buffer[];
   bytes: number;
+  /** A response's dataset to one of our own requests: read and dropped. */
+  drop?: boolean;
+}
+
+interface DeviceRow {
+  id: number;
+  hospital_id: number;
+  ip: string | null;
+  served_hospital_ids: number[] | null;
+  default_charset: string | null;
 }
 
 /** One association: dcmjs-dimse drives the protocol, this class answers it and receives C-STOREs itself. */
@@ -149,6 +190,12 @@ class Connection extends Scp {
   /** Replies and handed-on PDUs in arrival order: a C-STORE-RSP still waiting for the archive goes out first. */
   private ordered: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Requests this side sent on the association (a C-GET's C-STOREs, a commitment report). */
+  private readonly pending = new PendingRequests();
+  /** Message IDs of retrieves the requester has cancelled (C-CANCEL). */
+  private readonly cancelled = new Set<number>();
+  /** The requester asked to release: nothing more is sent on this association. */
+  private releasing = false;
 
   constructor(
     private readonly peer: net.Socket,
@@ -175,6 +222,7 @@ class Connection extends Scp {
     peer.once('close', () => {
       this.closed = true;
       this.dropTransfer();
+      this.pending.endAll();
     });
   }
 
@@ -256,6 +304,10 @@ class Connection extends Scp {
       }
       return;
     }
+    if (receiving.drop) {
+      if (end && last) this.receiving = undefined;
+      return;
+    }
     receiving.parts.push(bytes);
     receiving.bytes += bytes.length;
     if (receiving.bytes > RECEIVE_MAX_PDU * 16) throw new ProtocolError('dataset too long for this service');
@@ -269,6 +321,11 @@ class Connection extends Scp {
 
   private onCommand(contextId: number, raw: Buffer): void {
     const command = parseCommand(raw);
+    // A response to a request of ours (commands with the response bit set).
+    if (command.commandField & 0x8000 && this.pending.answer(command)) {
+      if (command.hasDataset) this.receiving = { contextId, parts: [], bytes: 0, drop: true };
+      return;
+    }
     if (command.commandField !== COMMAND.cStoreRq) {
       // Verification and worklist queries: dcmjs-dimse answers them.
       this.toDimse(encodePData(contextId, true, true, raw));
@@ -343,11 +400,11 @@ class Connection extends Scp {
     const calledAe = association.getCalledAeTitle().trim();
     const address = normalizeAddress(this.peer.remoteAddress);
     const { db } = this.ctx.app;
-    let device: { id: number; hospital_id: number; ip: string | null } | undefined;
+    let device: DeviceRow | undefined;
     let reason: RefusalReason | undefined;
     try {
       // Per association, not cached: a device added in /deviceList can send at once.
-      device = (await db.query<{ id: number; hospital_id: number; ip: string | null }>('SELECT id, hospital_id, ip FROM device WHERE ae_title = $1', [callingAe])).rows[0];
+      device = (await db.query<DeviceRow>('SELECT id, hospital_id, ip, served_hospital_ids, default_charset FROM device WHERE ae_title = $1', [callingAe])).rows[0];
     } catch (e) {
       this.ctx.log.error({ err: e, callingAe }, 'dicom association: device lookup failed');
       reason = 'lookupFailed';
@@ -378,7 +435,13 @@ class Connection extends Scp {
       this.peer.end();
       return;
     }
-    this.sender = { deviceId: device!.id, hospitalId: device!.hospital_id, aeTitle: callingAe };
+    this.sender = {
+      deviceId: device!.id,
+      hospitalId: device!.hospital_id,
+      aeTitle: callingAe,
+      hospitalIds: [device!.hospital_id, ...(device!.served_hospital_ids ?? [])],
+      charset: device!.default_charset?.trim() || null,
+    };
     const accepted = negotiate(association);
     this.ctx.log.debug({ callingAe, address, accepted }, 'dicom association accepted');
     // The accept announces what this side receives (dcmjs-dimse would announce the
@@ -391,6 +454,7 @@ class Connection extends Scp {
   }
 
   override associationReleaseRequested(): void {
+    this.releasing = true;
     this.sendAssociationReleaseResponse();
   }
 
@@ -398,8 +462,9 @@ class Connection extends Scp {
     // The peer gave up; the socket closes next and an unfinished transfer is dropped then.
   }
 
-  override cCancelRequest(): void {
-    // Worklist answers are sent whole as soon as they are found; nothing to cancel.
+  override cCancelRequest(request: requests.CCancelRequest): void {
+    // Worklist and query answers are sent whole as soon as they are found; a retrieve stops.
+    this.cancelled.add(request.getMessageIdBeingRespondedTo());
   }
 
   override cEchoRequest(request: requests.CEchoRequest, callback: (response: responses.CEchoResponse) => void): void {
@@ -414,22 +479,259 @@ class Connection extends Scp {
 
   private async find(request: requests.CFindRequest): Promise<responses.CFindResponse[]> {
     const query = request.getDataset();
+    const sopClass = request.getAffectedSopClassUid();
+    const sender = this.sender!;
     const respond = (status: number, dataset?: Record<string, unknown>, comment?: string) => {
       const response = CFindResponse.fromRequest(request);
-      response.setAffectedSopClassUid(MODALITY_WORKLIST_FIND);
+      response.setAffectedSopClassUid(sopClass);
       response.setStatus(status);
-      if (dataset) response.setDataset(new Dataset(dataset, query?.getTransferSyntaxUid()));
+      if (dataset) response.setDataset(this.answerDataset(dataset, query?.getTransferSyntaxUid(), sopClass === MODALITY_WORKLIST_FIND ? sender.charset : null));
       if (comment) response.setErrorComment(comment.slice(0, 64));
       return response;
     };
-    if (request.getAffectedSopClassUid() !== MODALITY_WORKLIST_FIND) return [respond(STATUS.sopClassNotSupported)];
+    const elements = query?.getElements() ?? {};
     try {
-      const matches = await findWorklist(this.ctx.app.db, this.sender!.hospitalId, query?.getElements() ?? {});
+      let matches: Record<string, unknown>[];
+      if (sopClass === MODALITY_WORKLIST_FIND) matches = await findWorklist(this.ctx.app.db, sender.hospitalId, elements, sender.aeTitle);
+      else if (QR_FIND.has(sopClass)) matches = await findArchive(this.ctx.app.db, sender.hospitalIds, sopClass, elements, this.ctx.aeTitle);
+      else return [respond(STATUS.sopClassNotSupported)];
       return [...matches.map((m) => respond(STATUS.pending, m)), respond(STATUS.success)];
     } catch (e) {
       if (e instanceof WorklistQueryError) return [respond(STATUS.cannotUnderstand, undefined, e.message)];
-      this.ctx.log.error({ err: e, callingAe: this.sender?.aeTitle }, 'dicom worklist query failed');
+      this.ctx.log.error({ err: e, callingAe: sender.aeTitle }, 'dicom query failed');
       return [respond(STATUS.outOfResources)];
+    }
+  }
+
+  /** An answer's dataset, its text in the device's character set when it has one other than UTF-8. */
+  private answerDataset(elements: Record<string, unknown>, transferSyntaxUid: string | undefined, charset: string | null): Dataset {
+    const dataset = new Dataset(elements, transferSyntaxUid);
+    const encoded = charset ? encodeInCharset(elements, transferSyntaxUid ?? '1.2.840.10008.1.2', charset) : undefined;
+    // dcmjs writes text as UTF-8 only: the dataset goes out as encoded here instead.
+    if (encoded) dataset.getDenaturalizedDataset = () => encoded;
+    return dataset;
+  }
+
+  override cMoveRequest(request: requests.CMoveRequest, callback: (responses: responses.CMoveResponse[]) => void): void {
+    const destination = String(request.getCommandDataset().getElement('MoveDestination') ?? '').trim();
+    void this.track(this.retrieve(request, () => CMoveResponse.fromRequest(request), callback, destination));
+  }
+
+  override cGetRequest(request: requests.CGetRequest, callback: (responses: responses.CGetResponse[]) => void): void {
+    void this.track(this.retrieve(request, () => CGetResponse.fromRequest(request), callback));
+  }
+
+  /**
+   * C-MOVE (to `destination`, a device the caller's hospitals hold) or C-GET (on this
+   * association): the instances the identifier names, sent one by one, a pending
+   * response with the counts after each, then the final one.
+   */
+  private async retrieve<R extends RetrieveResponse>(
+    request: requests.CMoveRequest | requests.CGetRequest,
+    make: () => R,
+    send: (responses: R[]) => void,
+    destination?: string,
+  ): Promise<void> {
+    const sender = this.sender!;
+    const sopClass = request.getAffectedSopClassUid();
+    const respond = (status: number, counts?: RetrieveCounts, comment?: string) => {
+      if (this.closed) return;
+      const response = make();
+      response.setAffectedSopClassUid(sopClass);
+      response.setStatus(status);
+      if (counts) {
+        response.setRemaining(counts.remaining);
+        response.setCompleted(counts.completed);
+        response.setFailures(counts.failed);
+        response.setWarnings(counts.warning);
+        if (status !== STATUS.pending && counts.failedUids.length) {
+          response.setDataset(new Dataset({ FailedSOPInstanceUIDList: counts.failedUids.join('\\') }, request.getDataset()?.getTransferSyntaxUid()));
+        }
+      }
+      if (comment) response.setErrorComment(comment.replace(/[\\\r\n]/g, ' ').slice(0, 64));
+      // dcmjs-dimse's callback answers once: pending responses go out beside it.
+      if (status === STATUS.pending) this.sendResponse(request, response);
+      else send([response]);
+    };
+    const move = destination !== undefined;
+    if (!(move ? QR_MOVE : QR_GET).has(sopClass)) return respond(STATUS.sopClassNotSupported);
+    let target: StoreTarget;
+    let instances: Awaited<ReturnType<typeof retrieveInstances>> = [];
+    let outbound: OutboundAssociation | undefined;
+    try {
+      instances = await retrieveInstances(this.ctx.app.db, sender.hospitalIds, sopClass, request.getDataset()?.getElements() ?? {});
+      if (move) {
+        const found = await this.moveDestination(destination);
+        if (!found) return respond(STATUS.moveDestinationUnknown, undefined, `move destination ${destination} unknown`);
+        if (!instances.length) return respond(STATUS.success, { remaining: 0, completed: 0, failed: 0, warning: 0, failedUids: [] });
+        outbound = await OutboundAssociation.open({ ...found, callingAe: this.ctx.aeTitle, calledAe: destination, contexts: proposedContexts(instances) });
+        target = outbound;
+      } else target = this.sameAssociation();
+    } catch (e) {
+      if (e instanceof WorklistQueryError) return respond(STATUS.identifierMismatch, undefined, e.message);
+      if (e instanceof AssociationError) {
+        this.ctx.log.warn({ callingAe: sender.aeTitle, destination, reason: e.message }, 'dicom move: destination unreachable');
+        const none = { remaining: 0, completed: 0, failed: instances.length, warning: 0, failedUids: [] };
+        return respond(STATUS.subOperationsRefused, none, e.message);
+      }
+      this.ctx.log.error({ err: e, callingAe: sender.aeTitle }, 'dicom retrieve failed');
+      return respond(STATUS.outOfResources);
+    }
+    const messageId = request.getMessageId();
+    try {
+      const counts = await sendInstances(instances, target, {
+        storage: this.ctx.app.storage,
+        log: this.ctx.log,
+        moveOriginator: move ? { aeTitle: sender.aeTitle, messageId } : undefined,
+        progress: (so) => so.remaining > 0 && respond(STATUS.pending, so),
+        cancelled: () => this.closed || this.cancelled.has(messageId),
+      });
+      if (this.cancelled.delete(messageId)) respond(STATUS.cancel, counts);
+      else respond(counts.failed || counts.warning ? STATUS.subOperationsWarning : STATUS.success, counts);
+    } finally {
+      await outbound?.release().catch(() => outbound?.abort());
+    }
+  }
+
+  /** A C-MOVE destination: a device of the hospitals the caller may see, with an address. */
+  private async moveDestination(aeTitle: string): Promise<{ host: string; port: number } | undefined> {
+    const { rows } = await this.ctx.app.db.query<{ ip: string | null; port: number | null }>(
+      'SELECT ip, port FROM device WHERE ae_title = $1 AND hospital_id = ANY($2::int[])',
+      [aeTitle, this.sender!.hospitalIds],
+    );
+    const device = rows[0];
+    return device?.ip && device.port ? { host: device.ip.trim(), port: device.port } : undefined;
+  }
+
+  /** A C-GET's target: the storage contexts the requester proposed (with the SCP role for us to send on), on this association. */
+  private sameAssociation(): StoreTarget {
+    const contexts: AcceptedContext[] = [];
+    for (const { id } of this.accepted!.getPresentationContexts()) {
+      const context = this.acceptedContext(id);
+      const abstractSyntax = context?.getAbstractSyntaxUid().trim();
+      // Only classes the requester proposed to receive (SCP role selected, PS3.4 C.4.3.1.2).
+      if (context && abstractSyntax && STORAGE_SOP_CLASSES[abstractSyntax] && context.getProviderRole()) {
+        contexts.push({ id, abstractSyntax, transferSyntax: context.getAcceptedTransferSyntaxUid()!.trim() });
+      }
+    }
+    return { contexts, request: (contextId, command, dataset) => this.request(contextId, command, dataset) };
+  }
+
+  /** Sends a request of ours on this association; its response, or undefined when the association ends first. */
+  private async request(contextId: number, command: (messageId: number) => Buffer, dataset?: Iterable<Buffer>): Promise<Command | undefined> {
+    return this.closed ? undefined : sendRequest(this.pending, this.peer, this.accepted!.getMaxPduLength(), contextId, command, dataset);
+  }
+
+  override nCreateRequest(request: requests.NCreateRequest, callback: (response: responses.NCreateResponse) => void): void {
+    const response = NCreateResponse.fromRequest(request);
+    // The modality may leave the step's UID to the SCP (PS3.4 F.7.2.1.1).
+    const uid = request.getAffectedSopInstanceUid()?.trim() || newMppsUid();
+    response.setAffectedSopInstanceUid(uid);
+    void this.track(this.performedStep(request, response, () => createMpps(this.ctx.app.db, this.sender!, uid, request.getDataset()?.getElements() ?? {})).then(() => !this.closed && callback(response)));
+  }
+
+  override nSetRequest(request: requests.NSetRequest, callback: (response: responses.NSetResponse) => void): void {
+    const response = NSetResponse.fromRequest(request);
+    const uid = request.getRequestedSopInstanceUid()?.trim() ?? '';
+    response.setAffectedSopInstanceUid(uid);
+    void this.track(this.performedStep(request, response, () => setMpps(this.ctx.app.db, this.sender!, uid, request.getDataset()?.getElements() ?? {})).then(() => !this.closed && callback(response)));
+  }
+
+  /** Runs an MPPS N-CREATE or N-SET and sets the response's status from its outcome. */
+  private async performedStep(request: requests.NCreateRequest | requests.NSetRequest, response: responses.NCreateResponse | responses.NSetResponse, run: () => Promise<{ examId: number | null }>): Promise<void> {
+    const sender = this.sender!;
+    response.setAffectedSopClassUid(MPPS);
+    if (request.getAffectedSopClassUid()?.trim() !== MPPS && request.getRequestedSopClassUid?.()?.trim() !== MPPS) {
+      response.setStatus(STATUS.sopClassNotSupported);
+      return;
+    }
+    try {
+      const { examId } = await run();
+      response.setStatus(STATUS.success);
+      if (!examId) this.ctx.log.warn({ callingAe: sender.aeTitle, mpps: response.getAffectedSopInstanceUid() }, 'dicom mpps: no single exam agrees with the scheduled step');
+    } catch (e) {
+      if (e instanceof MppsError) {
+        response.setStatus(e.status);
+        response.setErrorComment(e.message.slice(0, 64));
+        return;
+      }
+      this.ctx.log.error({ err: e, callingAe: sender.aeTitle }, 'dicom mpps failed');
+      response.setStatus(N_STATUS.processingFailure);
+    }
+  }
+
+  /**
+   * Storage commitment (push model): the N-ACTION is answered at once, then the result
+   * goes to the requester as an N-EVENT-REPORT on this association while it is open,
+   * else on a new one to the device's registered address.
+   */
+  override nActionRequest(request: requests.NActionRequest, callback: (response: responses.NActionResponse) => void): void {
+    const response = NActionResponse.fromRequest(request);
+    response.setAffectedSopClassUid(STORAGE_COMMITMENT);
+    response.setAffectedSopInstanceUid(STORAGE_COMMITMENT_INSTANCE);
+    response.setActionTypeId(request.getActionTypeId());
+    if (request.getRequestedSopClassUid?.()?.trim() !== STORAGE_COMMITMENT || request.getActionTypeId() !== 1) {
+      response.setStatus(STATUS.sopClassNotSupported);
+      return callback(response);
+    }
+    let asked;
+    try {
+      asked = commitmentRequest(request.getDataset()?.getElements() ?? {});
+    } catch (e) {
+      if (!(e instanceof CommitmentRequestError)) throw e;
+      response.setStatus(N_STATUS.missingAttribute);
+      response.setErrorComment(e.message.slice(0, 64));
+      return callback(response);
+    }
+    response.setStatus(STATUS.success);
+    const transferSyntax = request.getDataset()?.getTransferSyntaxUid();
+    // The result is read before the answer, so the report can follow it on this association at once.
+    void this.track(
+      commitmentResult(this.ctx.app.db, this.sender!.hospitalId, asked).then(async (result) => {
+        if (this.closed) return this.reportCommitment(result, transferSyntax);
+        callback(response);
+        const sent = await this.reportHere(result, transferSyntax);
+        if (!sent) await this.reportCommitment(result, transferSyntax);
+      }),
+    );
+  }
+
+  /** The commitment report on this association; false when it could not be delivered here. */
+  private async reportHere(result: { eventTypeId: number; dataset: Record<string, unknown> }, transferSyntax: string | undefined): Promise<boolean> {
+    const context = [...this.accepted!.getPresentationContexts()].map(({ id }) => this.acceptedContext(id)).find((c) => c?.getAbstractSyntaxUid().trim() === STORAGE_COMMITMENT);
+    if (!context || this.closed || this.releasing) return false;
+    const dataset = new Dataset(result.dataset, context.getAcceptedTransferSyntaxUid() ?? transferSyntax).getDenaturalizedDataset();
+    const response = await this.request(context.getPresentationContextId(), (id) => eventReportRequest(id, STORAGE_COMMITMENT, STORAGE_COMMITMENT_INSTANCE, result.eventTypeId), [dataset]).catch(() => undefined);
+    return response?.status === STATUS.success;
+  }
+
+  /** The commitment report on a new association to the requesting device (PS3.4 J.3.3: the SCP proposes the SCP role). */
+  private async reportCommitment(result: { eventTypeId: number; dataset: Record<string, unknown>; failed: number }, transferSyntax: string | undefined): Promise<void> {
+    const sender = this.sender!;
+    const { rows } = await this.ctx.app.db.query<{ ip: string | null; port: number | null }>('SELECT ip, port FROM device WHERE id = $1', [sender.deviceId]);
+    const device = rows[0];
+    if (!device?.ip || !device.port) {
+      this.ctx.log.warn({ callingAe: sender.aeTitle }, 'dicom storage commitment: the device has no address to report to');
+      return;
+    }
+    let association: OutboundAssociation | undefined;
+    try {
+      association = await OutboundAssociation.open({
+        host: device.ip.trim(),
+        port: device.port,
+        callingAe: this.ctx.aeTitle,
+        calledAe: sender.aeTitle,
+        contexts: [{ id: 1, abstractSyntax: STORAGE_COMMITMENT, transferSyntaxes: [EXPLICIT_VR_LE, IMPLICIT_VR_LE], scpRole: true }],
+      });
+      const context = association.contexts[0];
+      if (!context) throw new AssociationError('storage commitment not accepted by the device');
+      const dataset = new Dataset(result.dataset, context.transferSyntax ?? transferSyntax).getDenaturalizedDataset();
+      const response = await association.request(context.id, (id) => eventReportRequest(id, STORAGE_COMMITMENT, STORAGE_COMMITMENT_INSTANCE, result.eventTypeId), [dataset]);
+      if (response?.status !== STATUS.success) throw new AssociationError(`event report answered ${response?.status ?? 'nothing'}`);
+    } catch (e) {
+      this.ctx.log.warn({ callingAe: sender.aeTitle, reason: (e as Error).message }, 'dicom storage commitment: report not delivered');
+    } finally {
+      await association?.release().catch(() => association?.abort());
     }
   }
 

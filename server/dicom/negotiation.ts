@@ -1,16 +1,23 @@
 /**
  * What the listener offers at association: the services (verification, modality
- * worklist, storage of the SOP classes modalities send) and, per presentation context,
+ * worklist, query/retrieve, MPPS, storage commitment, storage of the SOP classes
+ * modalities send, also as a C-GET's storage SCU) and, per presentation context,
  * which of the proposed transfer syntaxes it takes. Received data is stored as it
  * arrives (no transcoding), so the choice only decides what the sender must encode.
  */
 import { constants, type association } from 'dcmjs-dimse';
+import { QUERY_RETRIEVE } from './query';
 
 const { PresentationContextResult } = constants;
 type Association = association.Association;
 
 export const VERIFICATION = '1.2.840.10008.1.1';
 export const MODALITY_WORKLIST_FIND = '1.2.840.10008.5.1.4.31';
+/** Modality Performed Procedure Step (PS3.4 F.7). */
+export const MPPS = '1.2.840.10008.3.1.2.3.3';
+/** Storage Commitment Push Model (PS3.4 J.3), and its well-known SOP instance. */
+export const STORAGE_COMMITMENT = '1.2.840.10008.1.20.1';
+export const STORAGE_COMMITMENT_INSTANCE = '1.2.840.10008.1.20.1.1';
 
 /** Storage SOP classes (PS3.4 B.5) of the modalities a regional platform receives from. */
 export const STORAGE_SOP_CLASSES: Record<string, string> = {
@@ -66,8 +73,11 @@ export const STORAGE_TRANSFER_SYNTAXES = [
 /** Commands and queries carry small datasets: the two uncompressed syntaxes every peer has. */
 const SERVICE_TRANSFER_SYNTAXES = [EXPLICIT_VR_LE, IMPLICIT_VR_LE];
 
+/** The services other than storage the listener answers. */
+const SERVICES = new Set<string>([VERIFICATION, MODALITY_WORKLIST_FIND, MPPS, STORAGE_COMMITMENT, ...Object.values(QUERY_RETRIEVE)]);
+
 function syntaxesFor(abstractSyntax: string): string[] | undefined {
-  if (abstractSyntax === VERIFICATION || abstractSyntax === MODALITY_WORKLIST_FIND) return SERVICE_TRANSFER_SYNTAXES;
+  if (SERVICES.has(abstractSyntax)) return SERVICE_TRANSFER_SYNTAXES;
   if (STORAGE_SOP_CLASSES[abstractSyntax]) return STORAGE_TRANSFER_SYNTAXES;
   return undefined;
 }

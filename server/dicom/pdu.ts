@@ -24,8 +24,8 @@ export const PDU = {
 const PDV_COMMAND = 0x01;
 const PDV_LAST = 0x02;
 
-/** Command Field values (PS3.7 E.1) the listener tells apart itself. */
-export const COMMAND = { cStoreRq: 0x0001, cStoreRsp: 0x8001 } as const;
+/** Command Field values (PS3.7 E.1) the listener tells apart itself and the requests it sends. */
+export const COMMAND = { cStoreRq: 0x0001, cStoreRsp: 0x8001, nEventReportRq: 0x0100, nEventReportRsp: 0x8100 } as const;
 /** Command Data Set Type: no data set follows. */
 const NO_DATASET = 0x0101;
 
@@ -244,4 +244,140 @@ export function storeResponse(request: Command, status: number, errorComment?: s
 /** A-ABORT (PS3.8 9.3.8): source 2 is the service provider, reason 2 an unexpected PDU, 6 an invalid PDU parameter. */
 export function encodeAbort(source: number, reason: number): Buffer {
   return Buffer.from([PDU.abort, 0, 0, 0, 0, 4, 0, 0, source, reason]);
+}
+
+/** A presentation context an association requester proposes (PS3.8 9.3.2.2), with SCP/SCU role selection when `scpRole` is set (PS3.7 D.3.3.4). */
+export interface ProposedContext {
+  id: number;
+  abstractSyntax: string;
+  transferSyntaxes: string[];
+  /** Propose to act as the SCP of this SOP class too (an N-EVENT-REPORT sender, a C-GET's storage). */
+  scpRole?: boolean;
+}
+
+const latin1 = (text: string) => Buffer.from(text, 'latin1');
+
+function item(type: number, body: Buffer): Buffer {
+  const head = Buffer.from([type, 0, 0, 0]);
+  head.writeUInt16BE(body.length, 2);
+  return Buffer.concat([head, body]);
+}
+
+const aeField = (title: string) => latin1(title.padEnd(16, ' ').slice(0, 16));
+
+export const APPLICATION_CONTEXT = '1.2.840.10008.3.1.1.1';
+
+/** A-ASSOCIATE-RQ (PS3.8 9.3.2) with the user information the requester announces. */
+export function associateRequest(calling: string, called: string, contexts: ProposedContext[], maxPdu: number, implementationClassUid: string): Buffer {
+  const fixed = Buffer.concat([Buffer.from([0, 1, 0, 0]), aeField(called), aeField(calling), Buffer.alloc(32)]);
+  const maxLength = Buffer.alloc(4);
+  maxLength.writeUInt32BE(maxPdu);
+  const roles = contexts
+    .filter((c) => c.scpRole)
+    .map((c) => {
+      const uid = latin1(c.abstractSyntax);
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(uid.length);
+      // SCU role kept (1), SCP role proposed (1).
+      return item(0x54, Buffer.concat([length, uid, Buffer.from([1, 1])]));
+    });
+  const items = [
+    item(0x10, latin1(APPLICATION_CONTEXT)),
+    ...contexts.map((c) =>
+      item(0x20, Buffer.concat([Buffer.from([c.id, 0, 0, 0]), item(0x30, latin1(c.abstractSyntax)), ...c.transferSyntaxes.map((ts) => item(0x40, latin1(ts)))])),
+    ),
+    item(0x50, Buffer.concat([item(0x51, maxLength), item(0x52, latin1(implementationClassUid)), ...roles])),
+  ];
+  const body = Buffer.concat([fixed, ...items]);
+  const head = Buffer.from([PDU.associateRq, 0, 0, 0, 0, 0]);
+  head.writeUInt32BE(body.length, 2);
+  return Buffer.concat([head, body]);
+}
+
+/** What an A-ASSOCIATE-AC says: the accepted contexts (id → transfer syntax) and the acceptor's longest PDU (0: no limit). */
+export interface AssociateAccept {
+  accepted: Map<number, string>;
+  maxPdu: number;
+}
+
+export function readAssociateAccept(pdu: Buffer): AssociateAccept {
+  const accepted = new Map<number, string>();
+  let maxPdu = 0;
+  // Items follow the 6-byte PDU header and the 68-byte fixed fields.
+  for (let at = 74; at + 4 <= pdu.length; ) {
+    const type = pdu[at];
+    const length = pdu.readUInt16BE(at + 2);
+    const body = pdu.subarray(at + 4, at + 4 + length);
+    if (type === 0x21 && body[2] === 0) {
+      // Result 0 (acceptance) with its transfer syntax sub-item.
+      const tsLength = body.readUInt16BE(6);
+      accepted.set(body[0], body.toString('latin1', 8, 8 + tsLength).replace(/\0+$/, '').trim());
+    } else if (type === 0x50) {
+      for (let sub = 0; sub + 4 <= body.length; ) {
+        const subLength = body.readUInt16BE(sub + 2);
+        if (body[sub] === 0x51 && subLength === 4) maxPdu = body.readUInt32BE(sub + 4);
+        sub += 4 + subLength;
+      }
+    }
+    at += 4 + length;
+  }
+  return { accepted, maxPdu };
+}
+
+/** The value bytes one P-DATA-TF may carry for a peer accepting PDUs of `maxPdu` bytes (0: no limit, kept at 1 MB). */
+export function pdvLimit(maxPdu: number): number {
+  return (maxPdu > 0 ? Math.min(maxPdu, 1 << 20) : 1 << 20) - 6;
+}
+
+/**
+ * A DIMSE message as P-DATA-TF PDUs for a peer whose PDUs hold `maxPdu` bytes: the
+ * command, then the dataset's pieces (given in any sizes) cut to fit.
+ */
+export function* messagePdus(contextId: number, command: Buffer, dataset: Iterable<Buffer> | undefined, maxPdu: number): Generator<Buffer> {
+  const limit = pdvLimit(maxPdu);
+  // A command set is a few hundred bytes: one value.
+  yield encodePData(contextId, true, true, command);
+  if (!dataset) return;
+  let pending: Buffer | undefined;
+  for (const piece of dataset) {
+    for (let at = 0; at < piece.length; at += limit) {
+      if (pending) yield encodePData(contextId, false, false, pending);
+      pending = piece.subarray(at, at + limit);
+    }
+  }
+  yield encodePData(contextId, false, true, pending ?? Buffer.alloc(0));
+}
+
+/** The C-STORE-RQ command set (PS3.7 9.3.1.1), with the C-MOVE that caused it when there is one. */
+export function storeRequest(messageId: number, sopClassUid: string, sopInstanceUid: string, move?: { aeTitle: string; messageId: number }): Buffer {
+  const elements: Array<[number, CommandValue]> = [
+    [0x0002, { uid: sopClassUid }],
+    [0x0100, { us: COMMAND.cStoreRq }],
+    [0x0110, { us: messageId }],
+    [0x0700, { us: 0 }],
+    [0x0800, { us: 0 }],
+    [0x1000, { uid: sopInstanceUid }],
+  ];
+  if (move) elements.push([0x1030, { text: move.aeTitle }], [0x1031, { us: move.messageId }]);
+  return commandSet(elements);
+}
+
+/** The N-EVENT-REPORT-RQ command set (PS3.7 10.3.1.1). */
+export function eventReportRequest(messageId: number, sopClassUid: string, sopInstanceUid: string, eventTypeId: number): Buffer {
+  return commandSet([
+    [0x0002, { uid: sopClassUid }],
+    [0x0100, { us: COMMAND.nEventReportRq }],
+    [0x0110, { us: messageId }],
+    [0x0800, { us: 0 }],
+    [0x1000, { uid: sopInstanceUid }],
+    [0x1002, { us: eventTypeId }],
+  ]);
+}
+
+/** Where a Part-10 file's dataset starts: after the preamble, "DICM" and the meta group (whose length is its first element). */
+export function datasetOffset(file: Buffer): number {
+  if (file.length < 144 || file.toString('latin1', 128, 132) !== 'DICM' || file.readUInt16LE(132) !== 2 || file.readUInt16LE(134) !== 0) {
+    throw new ProtocolError('not a Part-10 file');
+  }
+  return 144 + file.readUInt32LE(140);
 }

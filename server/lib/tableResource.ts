@@ -30,6 +30,8 @@ import { dropNulls, registerResource, uniqueOr, type ResourceDef } from './resou
 export interface TableDecl {
   name: string;
   hospital?: string;
+  /** Fields listing hospitals a row is given access to: each within the writer's scope. */
+  hospitalLists?: string[];
   label: string;
   order: string[];
   tree?: string;
@@ -59,6 +61,9 @@ export const RESOURCES = Object.fromEntries(Object.entries(registry).filter(([k]
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
+/** A list of ids (an integer[] column): the rows of another table a row refers to, such as a device's served hospitals. */
+const isIdList = (f: FieldInfo) => f.type === 'array' && f.items?.type === 'integer';
+const storable = (f: FieldInfo) => SCALARS.has(f.type) || isIdList(f);
 
 function filterKind(f: FieldInfo): FilterKind {
   if (f.format === 'date-time') return 'range';
@@ -89,9 +94,9 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const decl = entry.table;
   if (!decl || !entry.module) throw new Error(`config/resources.json: ${resource} is not a table resource`);
   const model = entityModel(entry.entity ?? resource);
-  const fields = model.fields.filter((f) => SCALARS.has(f.type));
-  const skipped = model.fields.filter((f) => !SCALARS.has(f.type)).map((f) => f.name);
-  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields only, not ${skipped.join(', ')}`);
+  const fields = model.fields.filter(storable);
+  const skipped = model.fields.filter((f) => !storable(f)).map((f) => f.name);
+  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields and id lists only, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
   for (const f of [
     decl.label,
@@ -101,6 +106,7 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
     ...Object.keys(decl.dictionaries ?? {}),
     ...Object.values(decl.checks ?? {}),
     ...(decl.optionFields ?? []),
+    ...(decl.hospitalLists ?? []),
   ]) {
     if (f && !names.has(f)) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
   }
@@ -134,7 +140,7 @@ function listSpec(plan: Omit<TablePlan, 'list'>, where?: string): ListSpec {
     from: `${plan.decl.name} t`,
     select: plan.select,
     columns: Object.fromEntries(plan.fields.map((f) => [f.name, plan.column(f.name)])),
-    filters: Object.fromEntries(plan.fields.map((f) => [f.name, filterKind(f)])),
+    filters: Object.fromEntries(plan.fields.filter((f) => !isIdList(f)).map((f) => [f.name, filterKind(f)])),
     defaultSort: [...plan.decl.order.map(plan.column), 't.id'].join(', '),
     scope: plan.scope,
     where,
@@ -210,6 +216,8 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
         const hospitalId = Number(body[hospitalField]);
         requireHospital(me.scope, hospitalId);
       }
+      // Hospitals a row is given access to: only those the writer holds.
+      for (const field of decl.hospitalLists ?? []) for (const id of (body[field] as number[] | undefined) ?? []) requireHospital(me.scope, Number(id));
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
       const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);

@@ -73,7 +73,7 @@ const TEXT_VRS = new Set(['SH', 'LO', 'ST', 'LT', 'UT', 'UC', 'PN']);
  * Such a string is re-read as UTF-8 when it only holds byte-sized characters and
  * decodes cleanly, so a later dcmjs that decodes right is left alone.
  */
-function utf8Again(value: string): string {
+export function utf8Again(value: string): string {
   if (!/[\u0080-\u00ff]/.test(value) || /[^\u0000-\u00ff]/.test(value)) return value;
   const decoded = Buffer.from(value, 'latin1').toString('utf8');
   return decoded.includes('\ufffd') ? value : decoded;

@@ -34,7 +34,8 @@ const NUMBER_BY_SOURCE: Record<number, 'inPatientNo' | 'outPatientNo'> = { 1: 'o
  */
 export type ExamLogAction =
   | 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'cancelBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam'
-  | 'matchStudy' | 'unbindStudy' | 'deleteImages';
+  | 'matchStudy' | 'unbindStudy' | 'deleteImages'
+  | 'mppsInProgress' | 'mppsCompleted' | 'mppsDiscontinued';
 
 /** Who an exam_log row names: a signed-in user, or (userId null) a modality by its AE title. */
 export type LogActor = Pick<AuthContext, 'name'> & { userId: number | null };

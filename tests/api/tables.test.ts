@@ -3,7 +3,9 @@
  * API on each database:
  * - devices: create, the three uniqueness rules (RIS301-303) with nothing stored,
  *   field errors from the schema, paging/sort/filter, update clearing an optional
- *   field, delete; a hospital user sees and writes only its own hospital's devices
+ *   field, delete; a hospital user sees and writes only its own hospital's devices, and
+ *   declares a device to serve only hospitals it holds (the region's administrator may);
+ *   the character set is one of the listed ones
  * - exam parts: the tree (roots with nested children), options of the roots and of one
  *   parent, duplicates (RIS601/602), no cycle, no delete while children or exam items
  *   refer to a part (RIS605)
@@ -118,6 +120,15 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     // Moving one's own device to another hospital is writing there.
     const moved = await call('POST', '/api/ris/v1/device/save', { ...device({ hospitalId: orgs.HOSP_A, name: 'DR-B', ip: '10.2.9.9', aeTitle: 'HOSPB_DR9', modality: 'DR' }), id: mine.body.data.id }, token);
     expect(moved.body.status).toBe('UCENTER101');
+    // Declaring that a device serves another hospital gives it that hospital's studies:
+    // only for hospitals the writer holds, and nothing is stored when refused.
+    const serving = await call('POST', '/api/ris/v1/device/save', { ...device({ hospitalId: orgs.HOSP_B, name: 'DR-B', ip: '10.2.9.9', aeTitle: 'HOSPB_DR9', modality: 'DR' }), id: mine.body.data.id, servedHospitalIds: [orgs.HOSP_A] }, token);
+    expect(serving.body.status).toBe('UCENTER101');
+    expect((await p.db.query('SELECT served_hospital_ids FROM device WHERE id = $1', [mine.body.data.id])).rows).toEqual([{ served_hospital_ids: [] }]);
+    const granted = await call('POST', '/api/ris/v1/device/save', { ...device({ hospitalId: orgs.HOSP_B, name: 'DR-B', ip: '10.2.9.9', aeTitle: 'HOSPB_DR9', modality: 'DR' }), id: mine.body.data.id, servedHospitalIds: [orgs.HOSP_A], defaultCharset: 'GB18030' });
+    expect(granted.body.status).toBe('0');
+    expect(granted.body.data).toMatchObject({ servedHospitalIds: [orgs.HOSP_A], defaultCharset: 'GB18030' });
+    expect((await call('POST', '/api/ris/v1/device/save', { ...device(), defaultCharset: 'BIG5' })).body.status).not.toBe('0');
     // No exam-item rights: the role grants devices only.
     expect((await call('POST', '/api/ris/v1/examItem/list', {}, token)).body.status).toBe('UAA103');
   });

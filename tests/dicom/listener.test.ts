@@ -14,7 +14,11 @@
  * - Modality Worklist: findscu -W finds the registered exam with its Chinese name
  *   (ISO_IR 192) and the PS3.4 K.6 keys, filters by modality, date range, name
  *   wildcards (Chinese or pinyin, any case), patient id and accession number, returns
- *   only the keys asked for, and another hospital's device sees none of it
+ *   only the keys asked for, and another hospital's device sees none of it; requested
+ *   Type 2 keys without a value come back empty; start date and time ranges (combined)
+ *   and the performing physician (pinyin or Chinese) match; a step scheduled on no
+ *   station is answered with the asking modality's AE title; a device configured for
+ *   GB18030 or ISO_IR 100 gets its answers in that character set
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,6 +32,7 @@ import { startDicomListener, type DicomListener } from '../../server/dicom/liste
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { dbKinds } from '../support/db';
+import { registerExam } from '../support/exam';
 
 const AE = 'RCLOUD';
 
@@ -107,28 +112,20 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
         [callingAe],
       )
     ).rows[0];
-  const register = async (over: Record<string, unknown>) => {
-    const r = await p.app.inject({
-      method: 'POST',
-      url: '/api/ris/v1/exam/save',
-      headers: authed(admin),
-      payload: {
-        hospitalId: orgs.HOSP_A,
-        sex: 2,
-        age: 45,
-        ageUnit: 4,
-        patientSource: 1,
-        outPatientNo: 'MZ0001',
-        idNo: '11010519491231002X',
-        hisDoctorName: '李医生',
-        deviceId: devices.A_CT1.id,
-        items: [{ itemId: items.CT002.id, organId: items.CT002.organId }],
-        ...over,
-      },
+  const register = (over: Record<string, unknown>) =>
+    registerExam(p.app, admin, {
+      hospitalId: orgs.HOSP_A,
+      sex: 2,
+      age: 45,
+      ageUnit: 4,
+      patientSource: 1,
+      outPatientNo: 'MZ0001',
+      idNo: '11010519491231002X',
+      hisDoctorName: '李医生',
+      deviceId: devices.A_CT1.id,
+      items: [{ itemId: items.CT002.id, organId: items.CT002.organId }],
+      ...over,
     });
-    expect(r.json().status).toBe('0');
-    return r.json().data;
-  };
   const writeSeries = (name: string, instances: SyntheticInstance[]) => {
     const dir = path.join(work, name);
     fs.mkdirSync(dir, { recursive: true });
@@ -321,6 +318,73 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
       expect({ keys, found: got.includes(mine) }).toEqual({ keys, found: expected });
       // Name and id queries match nobody else's exam.
       if (expected && !keys.some((k) => k.startsWith('AccessionNumber='))) expect({ keys, got }).toEqual({ keys, got: [mine] });
+    }
+  });
+
+  test('worklist K.6: requested Type 2 keys without a value come back, empty', async () => {
+    const files = await worklistFiles('A_CT1', [
+      byAccession(listed),
+      'AdmissionID',
+      'CurrentPatientLocation',
+      'PatientWeight',
+      `${STEP}.ScheduledStationName`,
+      `${STEP}.ScheduledProcedureStepLocation`,
+      `${STEP}.Modality`,
+    ]);
+    expect(files).toHaveLength(1);
+    const dump = (await dcmtk('dcmdump', [files[0]])).output;
+    for (const tag of ['(0038,0010)', '(0038,0300)', '(0010,1030)', '(0040,0010)', '(0040,0011)']) expect(dump).toContain(tag);
+    expect(dump).toContain('(0008,0060) CS [CT]');
+  });
+
+  test('worklist K.6: start date and time ranges, performing physician, station AE title never empty', async () => {
+    await p.db.query("UPDATE exam SET performing_physician = '王技师' WHERE id = $1", [listed.id]);
+    const [step] = (await worklist('A_CT1', [byAccession(listed), `${STEP}.ScheduledProcedureStepStartTime`])).map((r) => r.ScheduledProcedureStepSequence[0]);
+    const time: string = step.ScheduledProcedureStepStartTime;
+    const minute = time.slice(0, 4);
+    // The minutes around the scheduled one (the step is never scheduled at midnight in these tests' data).
+    const shifted = (minutes: number) => new Date(Date.UTC(2000, 0, 1, Number(time.slice(0, 2)), Number(time.slice(2, 4)) + minutes)).toISOString().slice(11, 16).replace(':', '');
+    const before = shifted(-1);
+    const after = shifted(1);
+    const found = async (keys: string[]) => (await worklist('A_CT1', ['AccessionNumber', byAccession(listed), ...keys])).length === 1;
+    const today = regionDay();
+    expect(await found([`${STEP}.ScheduledProcedureStepStartTime=${minute}-${minute}`])).toBe(true);
+    expect(await found([`${STEP}.ScheduledProcedureStepStartTime=-${before}`])).toBe(false);
+    expect(await found([`${STEP}.ScheduledProcedureStepStartDate=${today}`, `${STEP}.ScheduledProcedureStepStartTime=${minute}-`])).toBe(true);
+    expect(await found([`${STEP}.ScheduledProcedureStepStartDate=${today}`, `${STEP}.ScheduledProcedureStepStartTime=-${before}`])).toBe(false);
+    // Date and time together are one range (yesterday a minute after the step's time to
+    // today at it), not a time of day on each date (a minute after to the minute: none).
+    expect(await found([`${STEP}.ScheduledProcedureStepStartDate=${regionDay(-1)}-${today}`, `${STEP}.ScheduledProcedureStepStartTime=${after}-${minute}`])).toBe(true);
+    expect(await found([`${STEP}.ScheduledPerformingPhysicianName=wang*`])).toBe(true);
+    expect(await found([`${STEP}.ScheduledPerformingPhysicianName=Zhao*`])).toBe(false);
+    expect(await found(['SpecificCharacterSet=ISO_IR 192', `${STEP}.ScheduledPerformingPhysicianName=王*`])).toBe(true);
+
+    // An exam scheduled on no device: answered with the asking modality's AE title, which matches it.
+    const unscheduled = await register({ hisPatientName: '东方未明', outPatientNo: 'MZ0003', deviceId: undefined });
+    const [r] = await worklist('A_DR1', [byAccession(unscheduled), `${STEP}.ScheduledStationAETitle=A_DR1`]);
+    expect(r.ScheduledProcedureStepSequence[0].ScheduledStationAETitle).toBe('A_DR1');
+  });
+
+  test("worklist answers in the device's character set: GB18030, or Latin-1 with the pinyin only", async () => {
+    const iconv = (await import('iconv-lite')).default;
+    const answer = async (ae: string) => (await worklistFiles(ae, [byAccession(listed), 'PatientName']))[0];
+    try {
+      await p.db.query("UPDATE device SET default_charset = 'GB18030' WHERE ae_title = 'A_CT1'");
+      const gbFile = await answer('A_CT1');
+      const gb = fs.readFileSync(gbFile);
+      expect(gb.includes(Buffer.from('GB18030'))).toBe(true);
+      expect(gb.includes(iconv.encode('Zhuge^Qingyun=诸葛青云', 'gb18030'))).toBe(true);
+      expect(gb.includes(Buffer.from('诸葛青云'))).toBe(false);
+      // dcmtk reads it back as the same name.
+      expect((await dcmtk('dcmdump', ['+U8', gbFile])).output).toContain('Zhuge^Qingyun=诸葛青云');
+
+      await p.db.query("UPDATE device SET default_charset = 'ISO_IR 100' WHERE ae_title = 'A_CT1'");
+      const latin = fs.readFileSync(await answer('A_CT1'));
+      expect(latin.includes(Buffer.from('ISO_IR 100'))).toBe(true);
+      expect(latin.includes(Buffer.from('Zhuge^Qingyun'))).toBe(true);
+      expect(latin.includes(Buffer.from('诸葛青云'))).toBe(false);
+    } finally {
+      await p.db.query("UPDATE device SET default_charset = NULL WHERE ae_title = 'A_CT1'");
     }
   });
 

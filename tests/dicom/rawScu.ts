@@ -5,17 +5,15 @@
  * data values, PDUs and socket writes, and can abort half-way.
  */
 import net from 'node:net';
-import { commandSet, encodePData, parseCommand, PDU, PduReader, type Command, type CommandValue } from '../../server/dicom/pdu';
+import { associateRequest, commandSet, encodePData, parseCommand, PDU, PduReader, readAssociateAccept, type Command, type ProposedContext } from '../../server/dicom/pdu';
+
+export { storeRequest } from '../../server/dicom/pdu';
 
 export const EXPLICIT_LE = '1.2.840.10008.1.2.1';
 export const IMPLICIT_LE = '1.2.840.10008.1.2';
 export const VERIFICATION = '1.2.840.10008.1.1';
 
-export interface ProposedContext {
-  id: number;
-  abstractSyntax: string;
-  transferSyntaxes: string[];
-}
+export type { ProposedContext };
 
 /** One presentation data value to send. */
 export interface Pdv {
@@ -25,36 +23,6 @@ export interface Pdv {
   value: Buffer;
 }
 
-const ascii = (text: string) => Buffer.from(text, 'latin1');
-
-function item(type: number, body: Buffer): Buffer {
-  const head = Buffer.from([type, 0, 0, 0]);
-  head.writeUInt16BE(body.length, 2);
-  return Buffer.concat([head, body]);
-}
-
-function aeTitle(title: string): Buffer {
-  return ascii(title.padEnd(16, ' ').slice(0, 16));
-}
-
-/** A-ASSOCIATE-RQ (PS3.8 9.3.2). */
-function associateRequest(calling: string, called: string, contexts: ProposedContext[], maxPdu: number): Buffer {
-  const fixed = Buffer.concat([Buffer.from([0, 1, 0, 0]), aeTitle(called), aeTitle(calling), Buffer.alloc(32)]);
-  const maxLength = Buffer.alloc(4);
-  maxLength.writeUInt32BE(maxPdu);
-  const items = [
-    item(0x10, ascii('1.2.840.10008.3.1.1.1')),
-    ...contexts.map((c) =>
-      item(0x20, Buffer.concat([Buffer.from([c.id, 0, 0, 0]), item(0x30, ascii(c.abstractSyntax)), ...c.transferSyntaxes.map((ts) => item(0x40, ascii(ts)))])),
-    ),
-    item(0x50, Buffer.concat([item(0x51, maxLength), item(0x52, ascii('1.2.826.0.1.3680043.10.1082.999'))])),
-  ];
-  const body = Buffer.concat([fixed, ...items]);
-  const head = Buffer.from([PDU.associateRq, 0, 0, 0, 0, 0]);
-  head.writeUInt32BE(body.length, 2);
-  return Buffer.concat([head, body]);
-}
-
 /** Several values in one P-DATA-TF. */
 export function pData(pdvs: Pdv[]): Buffer {
   // Each value as encodePData writes it, without its PDU header.
@@ -62,19 +30,6 @@ export function pData(pdvs: Pdv[]): Buffer {
   const head = Buffer.from([PDU.pData, 0, 0, 0, 0, 0]);
   head.writeUInt32BE(items.reduce((n, b) => n + b.length, 0), 2);
   return Buffer.concat([head, ...items]);
-}
-
-/** The C-STORE-RQ command set (PS3.7 9.3.1.1). */
-export function storeRequest(messageId: number, sopClassUid: string, sopInstanceUid: string): Buffer {
-  const elements: Array<[number, CommandValue]> = [
-    [0x0002, { uid: sopClassUid }],
-    [0x0100, { us: 0x0001 }],
-    [0x0110, { us: messageId }],
-    [0x0700, { us: 0 }],
-    [0x0800, { us: 0 }],
-    [0x1000, { uid: sopInstanceUid }],
-  ];
-  return commandSet(elements);
 }
 
 /** The C-ECHO-RQ command set (PS3.7 9.3.5.1). */
@@ -130,25 +85,14 @@ export class RawScu {
       socket.once('error', reject);
     });
     const scu = new RawScu(socket);
-    socket.write(associateRequest(calling, 'RCLOUD', contexts, maxPdu));
+    socket.write(associateRequest(calling, 'RCLOUD', contexts, maxPdu, '1.2.826.0.1.3680043.10.1082.999'));
     const type = await scu.nextPdu();
     if (type !== PDU.associateAc) throw new Error(`association not accepted (PDU type ${type})`);
     return scu;
   }
 
   private readAccept(pdu: Buffer): void {
-    // Items follow the 6-byte PDU header and the 68-byte fixed fields.
-    for (let at = 74; at + 4 <= pdu.length; ) {
-      const type = pdu[at];
-      const length = pdu.readUInt16BE(at + 2);
-      const body = pdu.subarray(at + 4, at + 4 + length);
-      if (type === 0x21 && body[2] === 0) {
-        // Result 0 (acceptance) with its transfer syntax sub-item.
-        const tsLength = body.readUInt16BE(6);
-        this.accepted.set(body[0], body.toString('latin1', 8, 8 + tsLength).replace(/\0+$/, ''));
-      }
-      at += 4 + length;
-    }
+    for (const [id, ts] of readAssociateAccept(pdu).accepted) this.accepted.set(id, ts);
   }
 
   private wake(): void {

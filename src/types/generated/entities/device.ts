@@ -4,6 +4,10 @@
  * Device state: 0 normal, 1 error. Texts: code.deviceState.<value>.
  */
 export type CodesDeviceStateJson = 0 | 1;
+/**
+ * A device's DICOM character set (Specific Character Set defined terms): what its worklist answers are written in and what its data without (0008,0005) is read as. GB18030, GBK and ISO_IR 100 answers are encoded so; ISO_IR 192 (UTF-8) and ISO 2022 IR 58 answer in UTF-8. Texts: code.dicomCharset.<value>.
+ */
+export type CodesDicomCharsetJson = 'ISO_IR 192' | 'GB18030' | 'GBK' | 'ISO 2022 IR 58' | 'ISO_IR 100';
 
 /**
  * A modality of a hospital (spec: name, type, modality, IP, port, department, location, AE title, state). The name is unique in its hospital (RIS301), IP and port together (RIS302) and the AE title in the region (RIS303), because the DICOM services tell senders apart by them.
@@ -29,5 +33,15 @@ export interface Device {
    */
   aeTitle: string;
   state?: CodesDeviceStateJson & number;
+  /**
+   * Hospitals the device serves besides its own: its images may match their exams and it may query and retrieve their studies (C-FIND, C-MOVE, C-GET). Each must be within the writer's data scope.
+   *
+   * @maxItems 50
+   */
+  servedHospitalIds?: number[];
+  /**
+   * The character set the device reads and writes when it cannot use UTF-8; empty: UTF-8.
+   */
+  defaultCharset?: CodesDicomCharsetJson;
   createdAt?: string;
 }

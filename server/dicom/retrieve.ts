@@ -1,0 +1,134 @@
+/**
+ * A retrieve's sub-operations (PS3.4 C.4.2 C-MOVE, C.4.3 C-GET): the stored instances
+ * sent as C-STOREs to a StoreTarget, counted as the pending responses report them
+ * (remaining, completed, failed, warning). An instance goes as stored when the target
+ * accepted its transfer syntax; an uncompressed one may go in the other little endian
+ * syntax (re-encoded by dcmjs); a compressed one the target cannot take is not
+ * transcoded: it counts as failed, with the reason in the log. Reads file storage only.
+ */
+import * as dcmjs from 'dcmjs';
+import type { FastifyBaseLogger } from 'fastify';
+import type { FileStorage } from '../storage';
+import { EXPLICIT_VR_LE, IMPLICIT_VR_LE } from './negotiation';
+import { datasetOffset, storeRequest, type ProposedContext } from './pdu';
+import type { RetrieveInstance } from './query';
+import type { AcceptedContext, StoreTarget } from './scu';
+
+const { DicomMessage, DicomDict } = dcmjs.data;
+
+const UNCOMPRESSED = [EXPLICIT_VR_LE, IMPLICIT_VR_LE];
+
+/** DIMSE C-STORE statuses counted as warnings (PS3.4 B.2.3: coercion, elements discarded, not checked). */
+const STORE_WARNINGS = new Set([0xb000, 0xb006, 0xb007]);
+
+export interface RetrieveCounts {
+  remaining: number;
+  completed: number;
+  failed: number;
+  warning: number;
+  /** SOP Instance UIDs that failed (the final response's Failed SOP Instance UID List). */
+  failedUids: string[];
+}
+
+/**
+ * The contexts to propose to a C-MOVE destination: per SOP class, each stored transfer
+ * syntax on its own (so the one accepted is known to be that one), and both little
+ * endian syntaxes for instances held uncompressed.
+ */
+export function proposedContexts(instances: RetrieveInstance[]): ProposedContext[] {
+  const wanted = new Map<string, string[][]>();
+  for (const { sopClassUid, transferSyntaxUid } of instances) {
+    const lists = wanted.get(sopClassUid) ?? [];
+    const add = (list: string[]) => {
+      if (!lists.some((l) => l.join() === list.join())) lists.push(list);
+    };
+    add([transferSyntaxUid]);
+    if (UNCOMPRESSED.includes(transferSyntaxUid)) add(UNCOMPRESSED);
+    wanted.set(sopClassUid, lists);
+  }
+  const contexts: ProposedContext[] = [];
+  for (const [abstractSyntax, lists] of wanted) {
+    for (const transferSyntaxes of lists) {
+      // Context ids are odd, 1 to 255 (PS3.8 9.3.2.2): at most 128 contexts.
+      if (contexts.length < 128) contexts.push({ id: contexts.length * 2 + 1, abstractSyntax, transferSyntaxes });
+    }
+  }
+  return contexts;
+}
+
+/** The context an instance goes on, and whether its dataset must be re-encoded; a reason when none will do. */
+function contextFor(instance: RetrieveInstance, contexts: AcceptedContext[]): { context: AcceptedContext; reencode: boolean } | { reason: string } {
+  const ofClass = contexts.filter((c) => c.abstractSyntax === instance.sopClassUid);
+  if (!ofClass.length) return { reason: 'SOP class not accepted by the destination' };
+  const asStored = ofClass.find((c) => c.transferSyntax === instance.transferSyntaxUid);
+  if (asStored) return { context: asStored, reencode: false };
+  if (UNCOMPRESSED.includes(instance.transferSyntaxUid)) {
+    const other = ofClass.find((c) => UNCOMPRESSED.includes(c.transferSyntax));
+    if (other) return { context: other, reencode: true };
+  }
+  return { reason: `transfer syntax ${instance.transferSyntaxUid} not accepted by the destination (no transcoding of compressed data)` };
+}
+
+async function readAll(storage: FileStorage, key: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of await storage.get(key)) parts.push(chunk as Buffer);
+  return Buffer.concat(parts);
+}
+
+/** The dataset of a stored Part-10 file in `transferSyntax`: its own bytes, or re-encoded between the little endian syntaxes. */
+export function datasetIn(file: Buffer, transferSyntax: string, reencode: boolean): Buffer {
+  if (!reencode) return file.subarray(datasetOffset(file));
+  const parsed = DicomMessage.readFile(file.buffer.slice(file.byteOffset, file.byteOffset + file.length), { ignoreErrors: true });
+  const meta = { ...parsed.meta, '00020010': { vr: 'UI', Value: [transferSyntax] } };
+  const dict = new DicomDict(meta);
+  dict.dict = parsed.dict;
+  const out = Buffer.from(dict.write());
+  return out.subarray(datasetOffset(out));
+}
+
+export interface RetrieveOptions {
+  storage: FileStorage;
+  log: FastifyBaseLogger;
+  /** A C-MOVE's requester, named in each C-STORE (Move Originator). */
+  moveOriginator?: { aeTitle: string; messageId: number };
+  /** Called after each sub-operation, with the counts so far (a pending response). */
+  progress(counts: RetrieveCounts): void;
+  /** True once the requester cancelled (C-CANCEL): the rest is not sent. */
+  cancelled(): boolean;
+}
+
+/** Sends the instances one by one to the target; the counts at the end. */
+export async function sendInstances(instances: RetrieveInstance[], target: StoreTarget, opts: RetrieveOptions): Promise<RetrieveCounts> {
+  const counts: RetrieveCounts = { remaining: instances.length, completed: 0, failed: 0, warning: 0, failedUids: [] };
+  for (const instance of instances) {
+    if (opts.cancelled()) break;
+    counts.remaining--;
+    const plan = contextFor(instance, target.contexts);
+    let status: number | undefined;
+    let reason: string | undefined;
+    if ('reason' in plan) reason = plan.reason;
+    else {
+      try {
+        const dataset = datasetIn(await readAll(opts.storage, instance.fileKey), plan.context.transferSyntax, plan.reencode);
+        const response = await target.request(
+          plan.context.id,
+          (messageId) => storeRequest(messageId, instance.sopClassUid, instance.sopInstanceUid, opts.moveOriginator),
+          [dataset],
+        );
+        status = response?.status;
+        if (status === undefined) reason = 'no C-STORE response';
+      } catch (e) {
+        reason = (e as Error).message;
+      }
+    }
+    if (status === 0) counts.completed++;
+    else if (status !== undefined && STORE_WARNINGS.has(status)) counts.warning++;
+    else {
+      counts.failed++;
+      counts.failedUids.push(instance.sopInstanceUid);
+      opts.log.warn({ sopInstanceUid: instance.sopInstanceUid, status, reason }, 'dicom retrieve: sub-operation failed');
+    }
+    opts.progress(counts);
+  }
+  return counts;
+}
