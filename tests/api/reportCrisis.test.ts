@@ -19,6 +19,7 @@
  *   critical value off withdraws it; the list's acknowledged filter
  * - the notice answer keeps its four counts and adds `crisis` (0 without the right and
  *   for the remote model); the demo clinician (13800000008) has a seeded one waiting
+ * - notices on by default for those who write or review (their modules), off for a clerk
  * - the exam-upload notification setting: saved per module, positive integers only
  *   (UAA421 naming the field), other common settings untouched
  */
@@ -269,6 +270,17 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
     const info = await call('GET', '/api/uaa/v1/user/info', clinic);
     expect(info.body.data.setting.examNotice).toMatchObject({ noticeOpen: true, modelList: ['report'] });
     expect(info.body.data.menuList).toEqual(expect.arrayContaining(['crisisValue', 'reportDetail']));
+  });
+
+  test('notices are on by default for whoever writes or reviews, in their modules; off for a clerk', async () => {
+    const setting = async (token: string) => (await call('GET', '/api/uaa/v1/user/info', token)).body.data.setting.examNotice;
+    const [senior, clerk] = await Promise.all(['13800000005', '13800000002'].map((m) => login(p.app, m)));
+    expect(await setting(docA)).toMatchObject({ noticeOpen: true, modelList: ['report'] });
+    expect(await setting(senior)).toMatchObject({ noticeOpen: true, modelList: ['report', 'remote'] });
+    expect(await setting(clerk)).toMatchObject({ noticeOpen: false, modelList: ['report'] });
+    // Turned off by the user: stays off.
+    expect((await call('POST', '/api/ucenter/v1/user/commonSetting/examNotice', senior, { examNotice: { noticeOpen: false } })).body.status).toBe('0');
+    expect(await setting(senior)).toMatchObject({ noticeOpen: false });
   });
 
   test('the notice answer keeps its four counts and adds crisis', async () => {
