@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
+import { superiorsSql } from '../identity/orgTree';
 import { requireHospital, scopeSql, type ScopeTarget } from '../identity/scope';
 import { isIdCard } from '../../config/formats';
 import { AppError } from '../lib/errors';
@@ -271,7 +272,8 @@ async function examColumns(q: Queryable, body: Exam, now: Date) {
     if (!device) throw invalid('deviceId');
   }
   if (body.superiorHospitalId) {
-    const s = await q.query('SELECT 1 FROM org WHERE id = $1 AND id <> $2', [body.superiorHospitalId, body.hospitalId]);
+    // A higher-level hospital is one above the exam's hospital in the organisation hierarchy.
+    const s = await q.query(`SELECT 1 FROM (${superiorsSql('$2')}) s WHERE s.id = $1`, [body.superiorHospitalId, body.hospitalId]);
     if (!s.rowCount) throw invalid('superiorHospitalId');
   }
   const itemNames = lines.map((l) => l.itemName).join('、');

@@ -46,7 +46,8 @@ function checkedRange(request: Parameters<typeof t>[0], filters: Record<string, 
     const detail = t(request, key, { field, ...params });
     return new AppError('UAA421', { detail }, { field: 'createdAt', detail });
   };
-  if (!Array.isArray(raw) || raw.length !== 2 || raw.some((v) => typeof v !== 'string' || v === '')) throw refuse('validation.required');
+  // Missing, it is asked for as a choice ("select the created time"), the words the export dialog uses.
+  if (!Array.isArray(raw) || raw.length !== 2 || raw.some((v) => typeof v !== 'string' || v === '')) throw refuse('validation.select');
   const [from, to] = (raw as string[]).map((v) => new Date(v).getTime());
   if (Number.isNaN(from) || Number.isNaN(to) || to <= from) throw refuse('validation.invalid');
   if (to - from > MAX_RANGE_MS) throw refuse('validation.maxRangeDays', { limit: EXPORT_MAX_DAYS });

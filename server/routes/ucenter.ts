@@ -16,6 +16,7 @@ import { hasPermission, normalizePermissions, type PermissionMap } from '../iden
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/passwords';
 import { revokeUserSessions, type AuthContext } from '../identity/sessions';
 import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
+import { superiorsSql } from '../identity/orgTree';
 import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
@@ -185,8 +186,22 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       if (rows[0].members > 0) throw new AppError('UCENTER107');
       await q.query('DELETE FROM org WHERE id = $1', [id]);
     },
-    optionParams: { kind: { type: 'string', enum: ['region', 'central', 'subordinate'] }, parentId: { type: 'integer' } },
+    optionParams: {
+      kind: { type: 'string', enum: ['region', 'central', 'subordinate'] },
+      parentId: { type: 'integer' },
+      // The registration form's higher-level hospital: the superiors of a hospital the caller works for, nearest first.
+      superiorsOf: { type: 'integer' },
+    },
     async options(q, query, me) {
+      if (query.superiorsOf !== undefined) {
+        const of = Number(query.superiorsOf);
+        if (!me.scope.all && !me.scope.hospitalIds.includes(of)) return [];
+        const { rows } = await q.query<{ value: number; label: string }>(
+          `SELECT o.id AS value, o.name AS label FROM org o JOIN (${superiorsSql('$1')}) s ON s.id = o.id ORDER BY s.depth`,
+          [of],
+        );
+        return rows;
+      }
       const params: unknown[] = [query.kind ?? null, query.parentId ?? null];
       const { rows } = await q.query<{ value: number; label: string }>(
         `SELECT o.id AS value, o.name AS label FROM org o

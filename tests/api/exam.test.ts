@@ -310,6 +310,23 @@ describe.each(dbKinds)('exams on %s', (kind) => {
     expect((await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data.checkInOnRegistration).toBe(true);
   });
 
+  test('higher-level hospital: the superiors of the exam’s hospital, offered to its clerk nearest first; another is refused', async () => {
+    const options = async (of: number, token = clerkA) => (await call('GET', `/api/ucenter/v1/org/options?superiorsOf=${of}`, undefined, token)).body.data;
+    expect((await options(orgs.HOSP_A)).map((o: { value: number }) => o.value)).toEqual([orgs.CENTRAL, orgs.REGION]);
+    // Without the parameter the clerk's options are her own hospital only: that was the form's list before.
+    expect((await call('GET', '/api/ucenter/v1/org/options', undefined, clerkA)).body.data.map((o: { value: number }) => o.value)).toEqual([orgs.HOSP_A]);
+    // Not a hospital of hers: nothing.
+    expect(await options(orgs.HOSP_B)).toEqual([]);
+    expect((await options(orgs.REGION, admin))).toEqual([]);
+
+    const sent = await save(exam({ hisPatientName: '上级医院', superiorHospitalId: orgs.CENTRAL }), clerkA);
+    expect(sent.body.data.superiorHospitalId).toBe(orgs.CENTRAL);
+    for (const other of [orgs.HOSP_A, orgs.HOSP_B]) {
+      const r = await save(exam({ hisPatientName: '上级医院', superiorHospitalId: other }), clerkA);
+      expect(r.body).toMatchObject({ status: 'UAA421', field: 'superiorHospitalId' });
+    }
+  });
+
   test('history: the patient’s exams newest first; a patient id is required', async () => {
     const first = (await save(exam({ patientId: 'PHIST01' }), clerkA)).body.data;
     const second = (await save(exam({ patientId: 'PHIST01', items: [line('HOSP_A', 'DR002')], deviceId: devices.A_DR1.id }), clerkA)).body.data;

@@ -187,8 +187,10 @@ describe('views', () => {
     expect(validate({ ...user, rowActions: [{ key: 'history', permission: 'history' }] })).toBe(false);
     expect(validate({ ...user, rowActions: [{ ...opener, open: { path: 'https://elsewhere/x' } }] })).toBe(false);
     expect(validate({ ...user, rowActions: [{ ...opener, open: { path: '/history?patientId={ patientId }' } }] })).toBe(false);
-    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export' } } })).toBe(true);
-    expect(validate({ ...user, list: { ...user.list, export: { call: 'exam/export' } } })).toBe(false);
+    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export', range: 'createdAt' } } })).toBe(true);
+    expect(validate({ ...user, list: { ...user.list, export: { call: 'exam/export', range: 'createdAt' } } })).toBe(false);
+    // An export names the range it needs.
+    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export' } } })).toBe(false);
     expect(withAction({ visibleWhen: [{ field: 'status', in: [1, 'x', true] }, { field: 'lockedUntil', present: true }] })).toBe(true);
     expect(validate({ ...user, actions: { edit: 'modifyUser' } })).toBe(true);
     expect(validate({ ...user, actions: { approve: 'x' } })).toBe(false);
