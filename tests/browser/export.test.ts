@@ -16,7 +16,7 @@ import ExcelJS from 'exceljs';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage } from '../support/schemaPages';
+import { ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 
@@ -42,6 +42,7 @@ describe('exam-list export and history in Chromium', () => {
     const today = new Date();
     const inputs = dialog.locator('.ant-picker-range input');
     expect([await inputs.nth(0).inputValue(), await inputs.nth(1).inputValue()]).toEqual([day(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 6)), day(today)]);
+    await settled(page);
     await b.shot('export-dialog');
 
     let sent = false;
