@@ -226,7 +226,9 @@ describe('views', () => {
         // Row values a body or a pick's filters take ("{hospitalId}"; "{picked.id}" is the other list's).
         ...[a.call?.body, a.pick?.filters, a.pick?.call.body].flatMap((b) => Object.values(b ?? {}).flatMap((v) => (typeof v === 'string' ? pathFields(v.replace(/^\{picked\.[^}]*\}$/, '')) : []))),
       ]),
-      ...Object.values(view.fields ?? {}).flatMap((h) => [...(h.fill?.into ?? []), ...(h.suffixField ? [h.suffixField] : [])]),
+      // A fill's targets are the field's siblings ("items.itemId" fills "items.organId").
+      ...Object.entries(view.fields ?? {}).flatMap(([name, h]) => (h.fill?.into ?? []).map((n) => `${name.slice(0, name.lastIndexOf('.') + 1)}${n}`)),
+      ...Object.values(view.fields ?? {}).flatMap((h) => (h.suffixField ? [h.suffixField] : [])),
       ...Object.values(view.fields ?? {}).flatMap((h) =>
         h.options && 'resource' in h.options
           ? Object.values(h.options.dependsOn ?? {})
