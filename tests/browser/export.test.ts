@@ -77,9 +77,7 @@ describe('exam-list export and history in Chromium', () => {
     await list.settled();
 
     const queued = page.waitForResponse((r) => r.url().endsWith('/api/ris/v1/exam/export'));
-    await page.getByTestId('list-export').click();
-    await page.getByTestId('export-dialog').waitFor();
-    await page.getByTestId('export-confirm').click();
+    await list.exportList();
     const answer = await queued;
     expect((await answer.json()).status).toBe('0');
     // The same filters as the list's query.

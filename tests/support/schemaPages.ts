@@ -122,6 +122,12 @@ export class ResourceListPage {
     );
     await this.settled();
   }
+  /** Export: opens the export dialog and confirms the range it starts with (the list's own, else the last 7 days). */
+  async exportList() {
+    await this.page.getByTestId('list-export').click();
+    await this.page.getByTestId('export-dialog').waitFor();
+    await this.page.getByTestId('export-confirm').click();
+  }
   rows(): Locator {
     return this.page.locator('.ant-pro-table .ant-table-tbody tr.ant-table-row');
   }
