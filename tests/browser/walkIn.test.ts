@@ -84,6 +84,7 @@ describe('a walk-in checked in at the front desk reaches the worklist, in Chromi
     const options = page.locator('.ant-select-dropdown:visible .ant-select-item-option');
     await options.first().waitFor();
     expect(await options.allTextContents()).toEqual(['县中心医院', '区域影像中心']);
+    await settled(page);
     await b.shot('walkin-superiors');
     await options.filter({ hasText: '县中心医院' }).click();
     await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
