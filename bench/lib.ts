@@ -66,19 +66,58 @@ export async function waitFor(url: string, timeoutMs = 120_000, intervalMs = 20)
 export interface Child {
   proc: ChildProcess;
   port: number;
+  /** Stops the child's whole process group (npm and the server it runs, tsx and its node) and waits until none of it is left. */
   stop(): Promise<void>;
 }
 
+/** Process groups of the children still running: stopped if the bench itself ends first. */
+const running = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of running) signalGroup(pgid, 'SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => process.exit(130));
+}
+
+/** Sends `signal` to a process group; false when the group is gone. */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A child in a process group of its own, on free ports: PORT, and DICOM_PORT unless
+ * `env` names one (the platform's default 11112 would outlive a stopped npm and refuse
+ * the next start). Stopping signals the whole group, since `npm start` does not pass a
+ * SIGTERM on to the server it runs.
+ */
 export async function startChild(cmd: string, args: string[], env: Record<string, string>, port?: number): Promise<Child> {
   const p = port ?? (await freePort());
-  const proc = spawn(cmd, args, { cwd: root, env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const dicomPort = String(await freePort());
+  const proc = spawn(cmd, args, {
+    cwd: root,
+    env: { ...process.env, PORT: String(p), HOST: '127.0.0.1', DICOM_PORT: dicomPort, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
+  const pgid = proc.pid!;
+  running.add(pgid);
   return {
     proc,
     port: p,
     async stop() {
-      if (proc.exitCode === null) proc.kill('SIGTERM');
-      await exited;
+      // The server stops within SHUTDOWN_TIMEOUT_MS (4.5 s); after 10 s whatever is left is killed.
+      signalGroup(pgid, 'SIGTERM');
+      const deadline = Date.now() + 10_000;
+      while (signalGroup(pgid, 0)) {
+        if (Date.now() > deadline) signalGroup(pgid, 'SIGKILL');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      running.delete(pgid);
     },
   };
 }

@@ -55,16 +55,21 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // Options and custom formats live in lib/ajv.ts, where the schema tests read them too.
     ajv: AJV_OPTIONS,
   });
-  if (opts.db instanceof Promise) {
-    app.decorate('db', null as unknown as Db);
-    // Plugin contexts inherit the decorator from this instance, so setting it here reaches them all.
-    const pending = opts.db.then((db) => {
-      app.db = db;
-    });
-    app.addHook('onReady', () => pending);
-  } else {
-    app.decorate('db', opts.db);
-  }
+  // The database is handed out only from onReady on, even when it is already open: a
+  // handle kept while routes register is null under `npm start` (the embedded database
+  // is still opening then), so taking one at registration fails in every test too.
+  let db: Db | undefined;
+  app.decorate('db', {
+    getter(): Db {
+      if (!db) throw new Error('fastify.db asked for before the app is ready: take it when a request or hook runs, not while routes register');
+      return db;
+    },
+  });
+  const opening = Promise.resolve(opts.db);
+  // The first onReady hook, so the hooks of every plugin after it may use the database.
+  app.addHook('onReady', async () => {
+    db = await opening;
+  });
   app.decorate('storage', opts.storage);
   app.decorate('config', opts.config);
   app.decorate('archive', new Archive(() => app.db, opts.storage));

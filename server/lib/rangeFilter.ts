@@ -16,7 +16,8 @@ export function requireRange(request: FastifyRequest, filters: Record<string, un
     const detail = t(request, key, { field: label, ...params });
     return new AppError('UAA421', { detail }, { field, detail });
   };
-  if (!Array.isArray(raw) || raw.length !== 2 || raw.some((v) => typeof v !== 'string' || v === '')) throw refuse('validation.required');
+  // Missing, it is asked for as a choice ("select the created time"), the words a range picker's form uses.
+  if (!Array.isArray(raw) || raw.length !== 2 || raw.some((v) => typeof v !== 'string' || v === '')) throw refuse('validation.select');
   const [from, to] = (raw as string[]).map((v) => new Date(v).getTime());
   if (Number.isNaN(from) || Number.isNaN(to) || to <= from) throw refuse('validation.invalid');
   // The range is whole local days [first 00:00, day after last 00:00); a daylight-saving

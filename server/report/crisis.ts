@@ -6,14 +6,20 @@
  * action's transaction, so a refused action leaves no notice. Touches report_crisis;
  * reads report, exam, org, department and user_membership.
  *
- * Who a notice is for (the "requesting department"): the exam's hospital, and there the
- * department whose name is the exam's hisDeptName (resolved when the notice is made).
- * A caller is addressed when working in that hospital and either side has no
- * department: the notice names none (no department of the hospital has that name), or
- * the caller belongs to no department there (hospital-wide staff). Only addressed
- * callers may acknowledge, and only their open notices are counted in the notice
- * answer (`crisis`). Everyone with report:view sees the notices of the exams in their
- * data scope in the list, with `forMe` saying whether they may acknowledge.
+ * Who a notice is for: the exam's hospital, and there the department whose name is the
+ * exam's hisDeptName (resolved when the notice is made) and the departments the
+ * hospital configures to receive every critical value (org.crisis_department_ids, on
+ * the hospital's form). A caller is addressed when working in that hospital as a
+ * member of one of those departments; a caller without a department there is not (a
+ * critical value goes to a department, never to every clinician of the hospital), and a
+ * notice whose requesting department is none of the hospital's reaches only the
+ * configured ones. Only addressed callers may acknowledge, and only their open notices
+ * are counted in the notice answer (`crisis`).
+ *
+ * Who sees the list: a caller who may acknowledge (the clinical side) sees the notices
+ * addressed to them, nothing of other departments; whoever reports them (report:view
+ * without the right) and an all-data administrator see those of the exams in their data
+ * scope, with `forMe` saying whether they may acknowledge.
  */
 import type { Queryable } from '../db';
 import { hasPermission } from '../identity/access';
@@ -34,14 +40,22 @@ const CRISIS_SCOPE: ScopeTarget = { hospitalColumn: 'c.hospital_id', fields: inS
 const OPEN = 'c.acknowledged_at IS NULL AND c.withdrawn_at IS NULL';
 
 /**
- * SQL: notice `c` is addressed to the caller (see the module comment). The ids are the
- * session's integers, never the request's.
+ * SQL: notice `c` is addressed to the caller (see the module comment): the caller's
+ * department in the notice's hospital is the requesting one or one the hospital
+ * configured. The ids are the session's integers, never the request's.
  */
 function addressedSql(me: AuthContext): string {
   const user = Number(me.userId);
   const hospital = Number(me.hospitalId);
-  return `(c.hospital_id = ${hospital} AND coalesce(c.department_id = (
-            SELECT m.department_id FROM user_membership m WHERE m.user_id = ${user} AND m.hospital_id = ${hospital}), true))`;
+  return `(c.hospital_id = ${hospital} AND EXISTS (
+            SELECT 1 FROM user_membership m JOIN org h ON h.id = m.hospital_id
+             WHERE m.user_id = ${user} AND m.hospital_id = ${hospital} AND m.department_id IS NOT NULL
+               AND (m.department_id = c.department_id OR h.crisis_department_ids @> to_jsonb(m.department_id))))`;
+}
+
+/** Whether the caller sees only the notices addressed to them (the clinical side; see the module comment). */
+function seesOnlyAddressed(me: AuthContext): boolean {
+  return hasPermission(me.permissions, ACKNOWLEDGE_RIGHT) && !me.scope.all;
 }
 
 /**
@@ -106,7 +120,7 @@ export const CRISIS_LIST: ListSpec = {
   where: 'c.withdrawn_at IS NULL',
 };
 
-/** The list query for the caller: whether each notice is addressed to them, and a filter on it. */
+/** The list query for the caller: the notices they may see, whether each is addressed to them, and a filter on it. */
 export function crisisListSpec(me: AuthContext): ListSpec {
   const forMe = addressedSql(me);
   return {
@@ -114,6 +128,7 @@ export function crisisListSpec(me: AuthContext): ListSpec {
     select: `${CRISIS_LIST.select}, ${forMe} AS "forMe"`,
     columns: { ...CRISIS_LIST.columns, forMe },
     filters: { ...CRISIS_LIST.filters, forMe: 'eq' },
+    where: seesOnlyAddressed(me) ? `${CRISIS_LIST.where} AND ${forMe}` : CRISIS_LIST.where,
   };
 }
 
@@ -146,7 +161,7 @@ export async function acknowledgeCrisis(q: Queryable, id: number, me: AuthContex
   const row = await crisisRow(q, id, me);
   if (!row) throw new AppError('REPORT004');
   if (row.acknowledged) throw new AppError('REPORT102');
-  // Seen in the caller's scope but requested by another department or hospital.
+  // Seen (by an all-data administrator) but requested by another department or hospital.
   throw new AppError('REPORT007');
 }
 

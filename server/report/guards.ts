@@ -7,6 +7,7 @@
  * reads org, app_user, user_membership, role and the print layout mapping.
  */
 import type { Queryable } from '../db';
+import { superiorsSql } from '../identity/orgTree';
 import type { AuthContext } from '../identity/sessions';
 import { AppError } from '../lib/errors';
 import { hospitalLayout } from './printLayouts';
@@ -129,10 +130,7 @@ const WORK_RIGHT: Record<number, 'write' | 'verify' | 'recheck'> = { [-1]: 'writ
  */
 export async function superiorChoices(q: Queryable, report: Pick<ReportRow, 'exam_hospital_id' | 'exam_superior_hospital_id'>): Promise<Array<{ id: number; name: string }>> {
   const { rows } = await q.query<{ id: number; name: string }>(
-    `WITH RECURSIVE up AS (
-       SELECT parent_id AS id FROM org WHERE id = $1
-       UNION SELECT o.parent_id FROM org o JOIN up ON o.id = up.id WHERE o.parent_id IS NOT NULL)
-     SELECT o.id, o.name FROM org o WHERE (o.id IN (SELECT id FROM up) OR o.id = $2) AND o.id <> $1 ORDER BY o.id`,
+    `SELECT o.id, o.name FROM org o WHERE (o.id IN (SELECT id FROM (${superiorsSql('$1')}) s) OR o.id = $2) AND o.id <> $1 ORDER BY o.id`,
     [report.exam_hospital_id, report.exam_superior_hospital_id],
   );
   return rows;

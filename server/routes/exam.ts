@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
+import { superiorsSql } from '../identity/orgTree';
 import { requireHospital, scopeSql, type ScopeTarget } from '../identity/scope';
 import { isIdCard } from '../../config/formats';
 import { AppError } from '../lib/errors';
@@ -272,7 +273,8 @@ async function examColumns(q: Queryable, body: Exam, now: Date) {
     if (!device) throw invalid('deviceId');
   }
   if (body.superiorHospitalId) {
-    const s = await q.query('SELECT 1 FROM org WHERE id = $1 AND id <> $2', [body.superiorHospitalId, body.hospitalId]);
+    // A higher-level hospital is one above the exam's hospital in the organisation hierarchy.
+    const s = await q.query(`SELECT 1 FROM (${superiorsSql('$2')}) s WHERE s.id = $1`, [body.superiorHospitalId, body.hospitalId]);
     if (!s.rowCount) throw invalid('superiorHospitalId');
   }
   const itemNames = lines.map((l) => l.itemName).join('、');
@@ -331,6 +333,12 @@ async function writeLines(q: Queryable, examId: number, lines: ItemLine[]) {
   await q.query(`INSERT INTO exam_item_line (exam_id, position, item_id, item_name, organ_id, organ_name, price) VALUES ${values.join(', ')}`, params);
 }
 
+/** Whether a walk-in of the hospital has arrived when registered (its check-in on registration setting). */
+async function arrivesOnRegistration(q: Queryable, hospitalId: number): Promise<boolean> {
+  const { rows } = await q.query<{ on: boolean }>('SELECT check_in_on_registration AS on FROM org WHERE id = $1', [hospitalId]);
+  return rows[0]?.on !== false;
+}
+
 async function createExam(q: Queryable, body: Exam, me: AuthContext): Promise<number> {
   const now = new Date();
   const { columns, lines } = await examColumns(q, body, now);
@@ -343,8 +351,8 @@ async function createExam(q: Queryable, body: Exam, me: AuthContext): Promise<nu
     // A hospital's own upload may bring the UID its modality already used.
     study_uid: body.studyUID || newStudyUid(),
     patient_id: patientId,
-    // A walk-in is here now; an appointment arrives at check-in.
-    arrived_at: appointed ? null : now,
+    // A walk-in is here now where the hospital checks in on registration; an appointment arrives at check-in.
+    arrived_at: !appointed && (await arrivesOnRegistration(q, body.hospitalId)) ? now : null,
     register_type: 2,
     register_doctor_id: me.userId,
     register_doctor_name: me.name,
@@ -380,7 +388,8 @@ async function updateExam(q: Queryable, body: Exam & { id: number }, me: AuthCon
   if (before.exam_state === EXAM_STATE.terminated) throw new AppError('RIS102');
   const { columns, lines } = await examColumns(q, body, new Date());
   if (body.patientId) columns.patient_id = body.patientId;
-  if (!columns.appointment && !before.arrived_at) columns.arrived_at = new Date();
+  // An appointment turned walk-in arrives now, as a registration would.
+  if (!columns.appointment && !before.arrived_at && (await arrivesOnRegistration(q, body.hospitalId))) columns.arrived_at = new Date();
   columns.scheduled_start = columns.appointment ? columns.appoint_time : before.created_at;
   const changed = Object.keys(columns).filter((c) => !sameValue(c === 'birth_date' ? before.birth_date_text : before[c], columns[c]));
   const names = Object.keys(columns);
@@ -484,9 +493,12 @@ export default async function examRoutes(fastify: FastifyInstance) {
       },
     );
 
-  action('checkin', 'registration:checkin', 'Check in: the patient of an appointment has arrived (enters the worklist)', async (q, exam) => {
-    if (exam.arrived_at || exam.exam_state !== EXAM_STATE.registered) throw new AppError('RIS102');
-    await q.query('UPDATE exam SET arrived_at = now(), updated_at = now() WHERE id = $1', [exam.id]);
+  action('checkin', 'registration:checkin', 'Check in (到检): the patient of a registered exam not yet examined has arrived, appointment or walk-in (enters the worklist)', async (q, exam) => {
+    if (exam.arrived_at || exam.exam_time || exam.exam_state !== EXAM_STATE.registered) throw new AppError('RIS102');
+    // A walk-in is scheduled when it arrives (the worklist's step date); an appointment keeps its slot.
+    await q.query('UPDATE exam SET arrived_at = now(), scheduled_start = CASE WHEN appointment THEN scheduled_start ELSE now() END, updated_at = now() WHERE id = $1', [
+      exam.id,
+    ]);
     return 'checkIn';
   });
 

@@ -200,11 +200,9 @@ const examIdParams = {
 type TargetQuery = { hospitalId: number; deviceId?: number; modality?: string };
 
 export default async function scheduleRoutes(fastify: FastifyInstance) {
-  const db = fastify.db;
-
   /** Rows as the caller may see them: patient identifiers masked when grade safety is on, as in the exam list. */
   const shown = async (me: AuthContext) => {
-    const mask = await rowMasker(db, me);
+    const mask = await rowMasker(fastify.db, me);
     return (row: BookingRow) => {
       const { phone: _phone, ...rest } = mask(row as unknown as Record<string, unknown>);
       return dropNulls({
@@ -239,9 +237,9 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       const { hospitalId, date } = request.query;
       checkHospital(me, hospitalId);
-      const target = await targetOf(db, hospitalId, request.query);
-      const slots = daySlots(await rulesOf(db, hospitalId, target), date);
-      const bookings = await bookingsOf(db, hospitalId, target, dayStart(date), nextDay(date), me);
+      const target = await targetOf(fastify.db, hospitalId, request.query);
+      const slots = daySlots(await rulesOf(fastify.db, hospitalId, target), date);
+      const bookings = await bookingsOf(fastify.db, hospitalId, target, dayStart(date), nextDay(date), me);
       const show = await shown(me);
       const now = Date.now();
       return ok({
@@ -292,12 +290,12 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       const { hospitalId, month } = request.query;
       checkHospital(me, hospitalId);
-      const target = await targetOf(db, hospitalId, request.query);
-      const rules = await rulesOf(db, hospitalId, target);
+      const target = await targetOf(fastify.db, hospitalId, request.query);
+      const rules = await rulesOf(fastify.db, hospitalId, target);
       const [y, m] = month.split('-').map(Number);
       const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
       const first = `${month}-01`;
-      const bookings = await bookingsOf(db, hospitalId, target, dayStart(first), nextDay(`${month}-${String(daysInMonth).padStart(2, '0')}`), me);
+      const bookings = await bookingsOf(fastify.db, hospitalId, target, dayStart(first), nextDay(`${month}-${String(daysInMonth).padStart(2, '0')}`), me);
       const days = [];
       for (let d = 1; d <= daysInMonth; d++) {
         const date = `${month}-${String(d).padStart(2, '0')}`;
@@ -355,7 +353,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
       checkHospital(me, hospitalId);
       // A list of appointments is for days or weeks, not years: 500 rows are plenty and keep the answer bounded.
       const params: unknown[] = [hospitalId, dayStart(from), nextDay(to)];
-      const { rows } = await db.query<BookingRow>(
+      const { rows } = await fastify.db.query<BookingRow>(
         `SELECT ${BOOKING_SELECT} FROM exam e
           WHERE e.hospital_id = $1 AND e.appointment AND e.appoint_time >= $2 AND e.appoint_time < $3 AND NOT e.hidden
             ${pending ? `AND e.arrived_at IS NULL AND e.exam_state = ${EXAM_STATE.registered}` : ''} AND ${scopeSql(me.scope, inScope, params)}
@@ -392,7 +390,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       const { examId, deviceId } = request.body;
       const start = new Date(request.body.start);
-      await db.tx(async (q) => {
+      await fastify.db.tx(async (q) => {
         const exam = await examRow(q, examId, me, true);
         // Examined, terminated, or an appointment whose patient has checked in: nothing left to book.
         if (exam.exam_state !== EXAM_STATE.registered || exam.exam_time || (exam.appointment && exam.arrived_at)) throw new AppError('RIS102');
@@ -460,7 +458,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
     async (request) => {
       const me = caller(request);
       const { examId } = request.params;
-      await db.tx(async (q) => {
+      await fastify.db.tx(async (q) => {
         const exam = await examRow(q, examId, me, true);
         if (!exam.appointment || exam.arrived_at || exam.exam_state !== EXAM_STATE.registered) throw new AppError('RIS102');
         // Not arrived either: the exam waits for a new booking or a check-in, out of the worklist.
@@ -476,7 +474,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
   /** The exam's booking fields after a change, as the caller may see them. */
   async function bookingOf(examId: number, me: AuthContext) {
     const params: unknown[] = [examId];
-    const { rows } = await db.query<BookingRow>(
+    const { rows } = await fastify.db.query<BookingRow>(
       `SELECT ${BOOKING_SELECT}, e.appointment FROM exam e WHERE e.id = $1 AND ${scopeSql(me.scope, inScope, params)}`,
       params,
     );

@@ -5,7 +5,7 @@
  * form-encoded, password and codes base64 of UTF-8.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import defaults from '../../config/defaults.json';
+import { commonSettings } from '../../config/settings';
 import { translate } from '../../locales';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
@@ -178,10 +178,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
         [me.userId],
       );
       const memberships = rows[0].hospitals ?? [];
-      const setting: Record<string, unknown> = {};
-      for (const [module, value] of Object.entries(defaults.commonSetting)) {
-        setting[module] = { ...value, ...(rows[0].settings?.[module] ?? {}) };
-      }
+      const setting = commonSettings(me.permissions, rows[0].settings);
       return ok({
         userId: me.userId,
         name: me.name,

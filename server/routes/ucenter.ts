@@ -32,6 +32,7 @@ import {
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/passwords';
 import { revokeUserSessions, type AuthContext } from '../identity/sessions';
 import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
+import { superiorsSql } from '../identity/orgTree';
 import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
@@ -77,7 +78,8 @@ const PARENT_KIND: Record<Org['kind'], Org['kind'] | null> = { region: null, cen
 
 const ORG_SELECT = `o.id, o.code, o.name, o.kind, o.parent_id AS "parentId", p.name AS "parentName",
   o.contact_person AS "contactPerson", o.contact_phone AS "contactPhone", o.uploader_flag AS "uploaderFlag",
-  o.upload_ip AS "uploadIp", o.ai_algorithms AS "aiAlgorithms", o.business_mode AS "businessMode", o.created_at AS "createdAt"`;
+  o.upload_ip AS "uploadIp", o.ai_algorithms AS "aiAlgorithms", o.business_mode AS "businessMode",
+  o.check_in_on_registration AS "checkInOnRegistration", o.crisis_department_ids AS "crisisDepartmentIds", o.created_at AS "createdAt"`;
 
 const USER_SELECT = `u.id, u.mobile, u.username, u.name, u.work_no AS "workNo", u.sex, u.title, u.status,
   u.data_scope AS "dataScope", (u.signature_key IS NOT NULL) AS "hasSignature",
@@ -158,6 +160,16 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
         if (rows[0]?.kind !== parentKind) throw new AppError('UCENTER105');
         if (org.parentId === org.id) throw new AppError('UCENTER403');
       }
+      if (org.crisisDepartmentIds?.length) {
+        // Only the hospital's own departments (a new hospital has none yet).
+        const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM department WHERE id = ANY($1::int[]) AND hospital_id = $2', [
+          org.crisisDepartmentIds,
+          org.id ?? null,
+        ]);
+        if (rows[0].n !== org.crisisDepartmentIds.length) {
+          throw new AppError('UAA421', { detailKey: 'validation.invalid', field: 'crisisDepartmentIds' }, { field: 'crisisDepartmentIds' });
+        }
+      }
       const values = [
         org.code,
         org.name,
@@ -169,20 +181,25 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
         org.uploadIp ?? null,
         JSON.stringify(org.aiAlgorithms ?? []),
         org.businessMode ?? null,
+        org.checkInOnRegistration ?? true,
+        org.crisisDepartmentIds ? JSON.stringify(org.crisisDepartmentIds) : null,
       ];
       return uniqueOr(async () => {
         if (org.id) {
           await q.query(
             `UPDATE org SET code = $2, name = $3, kind = $4, parent_id = $5, contact_person = $6, contact_phone = $7,
-                    uploader_flag = $8, upload_ip = $9, ai_algorithms = $10::jsonb, business_mode = $11, updated_at = now()
+                    uploader_flag = $8, upload_ip = $9, ai_algorithms = $10::jsonb, business_mode = $11,
+                    check_in_on_registration = $12,
+                    crisis_department_ids = coalesce($13::jsonb, crisis_department_ids), updated_at = now()
               WHERE id = $1`,
             [org.id, ...values],
           );
           return org.id;
         }
         const { rows } = await q.query<{ id: number }>(
-          `INSERT INTO org (code, name, kind, parent_id, contact_person, contact_phone, uploader_flag, upload_ip, ai_algorithms, business_mode)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10) RETURNING id`,
+          `INSERT INTO org (code, name, kind, parent_id, contact_person, contact_phone, uploader_flag, upload_ip, ai_algorithms, business_mode,
+                            check_in_on_registration, crisis_department_ids)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, coalesce($12::jsonb, '[]'::jsonb)) RETURNING id`,
           values,
         );
         return rows[0].id;
@@ -199,8 +216,22 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       if (rows[0].members > 0) throw new AppError('UCENTER107');
       await q.query('DELETE FROM org WHERE id = $1', [id]);
     },
-    optionParams: { kind: { type: 'string', enum: ['region', 'central', 'subordinate'] }, parentId: { type: 'integer' } },
+    optionParams: {
+      kind: { type: 'string', enum: ['region', 'central', 'subordinate'] },
+      parentId: { type: 'integer' },
+      // The registration form's higher-level hospital: the superiors of a hospital the caller works for, nearest first.
+      superiorsOf: { type: 'integer' },
+    },
     async options(q, query, me) {
+      if (query.superiorsOf !== undefined) {
+        const of = Number(query.superiorsOf);
+        if (!me.scope.all && !me.scope.hospitalIds.includes(of)) return [];
+        const { rows } = await q.query<{ value: number; label: string }>(
+          `SELECT o.id AS value, o.name AS label FROM org o JOIN (${superiorsSql('$1')}) s ON s.id = o.id ORDER BY s.depth`,
+          [of],
+        );
+        return rows;
+      }
       const params: unknown[] = [query.kind ?? null, query.parentId ?? null];
       const { rows } = await q.query<{ value: number; label: string }>(
         `SELECT o.id AS value, o.name AS label FROM org o

@@ -64,6 +64,19 @@ export function toDayFilterRange(first: DayInput, last: DayInput): [string, stri
   return [dayText(a), dayText(addDays(b, 1))];
 }
 
+/**
+ * The days (first, last inclusive) a date-time range filter covers (`[from, to)` as
+ * toFilterRange makes it), else those of a quick range: a dialog that needs a range
+ * starts from the list's own.
+ */
+export function filterDaysOr(filter: unknown, fallback: QuickRange, now: Date = new Date()): [Date, Date] {
+  if (Array.isArray(filter) && filter.length === 2 && filter.every((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)))) {
+    const [from, to] = (filter as string[]).map((v) => new Date(v));
+    if (from < to) return [startOfDay(from), addDays(startOfDay(to), -1)];
+  }
+  return quickRangeDays(fallback, now);
+}
+
 export function quickRange(key: QuickRange, now: Date = new Date()): [string, string] {
   const [first, last] = quickRangeDays(key, now);
   return toFilterRange(first, last);

@@ -185,7 +185,7 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
   const reactionList = [
     ...(h.visibleWhen ? [visibleWhen(h.visibleWhen)] : []),
     ...(reactive ? [requiredReaction(reactive.when, reactive.equals)] : []),
-    ...(h.fill && !readPretty && ctx.mode !== 'detail' ? [fillReaction(h.fill.with, h.fill.into)] : []),
+    ...(h.fill && !readPretty && ctx.mode !== 'detail' ? [fillReaction(ctx, f.name, h)] : []),
     ...(h.sum && ctx.mode !== 'detail' ? [sumReaction(ctx, h.sum)] : []),
   ];
   const reactions = reactionList.length > 1 ? reactionList : reactionList[0];
@@ -273,9 +273,15 @@ function visibleWhen(conditions: Record<string, unknown>): Record<string, unknow
   return { dependencies: names, fulfill: { state: { visible: `{{${test}}}` } } };
 }
 
-/** The view's `fill`: $fill (./fillers, in the SchemaField scope) sets `into` from this field's value. */
-function fillReaction(filler: string, into: string[]): Record<string, unknown> {
-  return { fulfill: { run: `{{$fill($self, ${JSON.stringify(filler)}, ${JSON.stringify(into)})}}` } };
+/**
+ * The view's `fill`: $fill (./fillers, in the SchemaField scope) sets `into` from this
+ * field's value; the option filler also gets the field's own option source.
+ */
+function fillReaction(ctx: Ctx, name: string, h: FieldHint): Record<string, unknown> {
+  const { with: filler, into } = h.fill!;
+  if (filler !== 'option') return { fulfill: { run: `{{$fill($self, ${JSON.stringify(filler)}, ${JSON.stringify(into)})}}` } };
+  if (!h.options || !('resource' in h.options)) throw new Error(`${ctx.view.$id}: ${name} fills from its option, so it needs resource options`);
+  return { fulfill: { run: `{{$fill($self, "option", ${JSON.stringify(into)}, ${JSON.stringify(h.options)})}}` } };
 }
 
 /**

@@ -17,7 +17,8 @@ export type SumReactionSpec = SumSpec & { source: OptionSource };
 
 export type OptionLoader = (source: OptionSource, depends: Record<string, Scalar | undefined>) => Promise<Option[]>;
 
-const defaultLoader: OptionLoader = (source, depends) => loadOptions(source, (key) => key, depends);
+/** Options as the form's selects load them (cached by ./options). */
+export const defaultLoader: OptionLoader = (source, depends) => loadOptions(source, (key) => key, depends);
 
 function blank(v: unknown): boolean {
   return v === undefined || v === null || v === '';
@@ -41,7 +42,7 @@ export function totalOf(chosen: unknown[], options: Option[][], value: string): 
 }
 
 /** The values a row's option source depends on: a row field by name, a top-level form field with a leading "/". */
-function dependsOf(source: OptionSource, row: Record<string, unknown>, form: Form): Record<string, Scalar | undefined> {
+export function dependsOf(source: OptionSource, row: Record<string, unknown>, form: Form): Record<string, Scalar | undefined> {
   if (!('resource' in source)) return {};
   return Object.fromEntries(
     Object.entries(source.dependsOn ?? {}).map(([param, from]) => [param, (from.startsWith('/') ? form.getValuesIn(from.slice(1)) : row?.[from]) as Scalar | undefined]),

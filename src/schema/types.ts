@@ -242,9 +242,10 @@ export interface ExcelSpec {
   filter: string;
 }
 
-/** A background export of the list (view.list.export): the API path that queues it with the list's filters. */
+/** A background export of the list (view.list.export): the API path that queues it with the list's filters, and the date-time field whose range it needs. */
 export interface ExportSpec {
   call: string;
+  range: string;
 }
 
 export interface SortSpec {

@@ -11,6 +11,8 @@
  * - list filters, hidden exams left out unless asked for
  * - actions: check-in, terminate, restore, hide, delete with their state rules (RIS102),
  *   rights and log rows; history needs a patient id
+ * - walk-ins: a hospital without check-in on registration has them wait for check-in,
+ *   which puts them on the worklist scheduled at arrival
  * - masking: grade safety on masks list/detail/history for a clerk, not for a holder of
  *   privacy:phoneVisible; a masked value sent back unchanged keeps the stored one
  * - the worklist_steps view lists exactly the open steps
@@ -258,6 +260,73 @@ describe.each(dbKinds)('exams on %s', (kind) => {
     expect(await logs(fresh.id)).toEqual(['registerExam', 'deleteExam']);
   });
 
+  test('walk-ins: without check-in on registration a walk-in waits for check-in (到检), which puts it on the worklist', async () => {
+    const inWorklist = async (id: number) => (await p.db.query('SELECT 1 FROM worklist_steps WHERE exam_id = $1', [id])).rowCount === 1;
+    const setting = async (on: boolean) => {
+      const org = (await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data;
+      expect((await call('POST', '/api/ucenter/v1/org/save', { ...org, parentName: undefined, createdAt: undefined, checkInOnRegistration: on })).body.status).toBe('0');
+    };
+    // The default: a walk-in has arrived when registered.
+    expect((await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data.checkInOnRegistration).toBe(true);
+    const arrived = (await save(exam(), clerkA)).body.data;
+    expect(arrived.arrivedAt).toBeDefined();
+    expect(await inWorklist(arrived.id)).toBe(true);
+    expect((await call('POST', `${EXAM}/checkin/${arrived.id}`, {}, clerkA)).body.status).toBe('RIS102');
+
+    await setting(false);
+    try {
+      expect((await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data.checkInOnRegistration).toBe(false);
+      const walkIn = (await save(exam({ hisPatientName: '步行者' }), clerkA)).body.data;
+      expect(walkIn).toMatchObject({ appointment: false, examState: 1 });
+      expect(walkIn.arrivedAt).toBeUndefined();
+      expect(await inWorklist(walkIn.id)).toBe(false);
+      // Edited before arrival: still waiting.
+      expect((await save({ ...walkIn, remark: '轮椅' }, clerkA)).body.data.arrivedAt).toBeUndefined();
+
+      // Backdated registration: check-in schedules the step when the patient arrives.
+      await p.db.query("UPDATE exam SET scheduled_start = now() - interval '2 days' WHERE id = $1", [walkIn.id]);
+      const checked = await call('POST', `${EXAM}/checkin/${walkIn.id}`, {}, clerkA);
+      expect(checked.body.status).toBe('0');
+      expect(checked.body.data.arrivedAt).toBeDefined();
+      const step = await p.db.query<{ fresh: boolean }>("SELECT scheduled_start > now() - interval '1 minute' AS fresh FROM worklist_steps WHERE exam_id = $1", [walkIn.id]);
+      expect(step.rows).toEqual([{ fresh: true }]);
+      expect((await call('POST', `${EXAM}/checkin/${walkIn.id}`, {}, clerkA)).body.status).toBe('RIS102');
+      expect(await logs(walkIn.id)).toEqual(['registerExam', 'updateExam', 'checkIn']);
+
+      // An examined exam is not checked in; nor is one of a hospital outside the caller's scope.
+      const examined = (await save(exam({ hisPatientName: '已检查' }), clerkA)).body.data;
+      await p.db.query('UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1', [examined.id]);
+      expect((await call('POST', `${EXAM}/checkin/${examined.id}`, {}, clerkA)).body.status).toBe('RIS102');
+      // Without the right: a radiologist may not check in.
+      const other = (await save(exam({ hisPatientName: '未到检' }), clerkA)).body.data;
+      expect((await call('POST', `${EXAM}/checkin/${other.id}`, {}, doctorA)).code).toBe(403);
+      expect(await inWorklist(other.id)).toBe(false);
+    } finally {
+      await setting(true);
+    }
+    // A hospital's own staff without system.org rights cannot change the setting.
+    const org = (await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data;
+    expect((await call('POST', '/api/ucenter/v1/org/save', { ...org, parentName: undefined, createdAt: undefined, checkInOnRegistration: false }, clerkA)).code).toBe(403);
+    expect((await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data.checkInOnRegistration).toBe(true);
+  });
+
+  test('higher-level hospital: the superiors of the exam’s hospital, offered to its clerk nearest first; another is refused', async () => {
+    const options = async (of: number, token = clerkA) => (await call('GET', `/api/ucenter/v1/org/options?superiorsOf=${of}`, undefined, token)).body.data;
+    expect((await options(orgs.HOSP_A)).map((o: { value: number }) => o.value)).toEqual([orgs.CENTRAL, orgs.REGION]);
+    // Without the parameter the clerk's options are her own hospital only: that was the form's list before.
+    expect((await call('GET', '/api/ucenter/v1/org/options', undefined, clerkA)).body.data.map((o: { value: number }) => o.value)).toEqual([orgs.HOSP_A]);
+    // Not a hospital of hers: nothing.
+    expect(await options(orgs.HOSP_B)).toEqual([]);
+    expect((await options(orgs.REGION, admin))).toEqual([]);
+
+    const sent = await save(exam({ hisPatientName: '上级医院', superiorHospitalId: orgs.CENTRAL }), clerkA);
+    expect(sent.body.data.superiorHospitalId).toBe(orgs.CENTRAL);
+    for (const other of [orgs.HOSP_A, orgs.HOSP_B]) {
+      const r = await save(exam({ hisPatientName: '上级医院', superiorHospitalId: other }), clerkA);
+      expect(r.body).toMatchObject({ status: 'UAA421', field: 'superiorHospitalId' });
+    }
+  });
+
   test('history: the patient’s exams newest first; a patient id is required', async () => {
     const first = (await save(exam({ patientId: 'PHIST01' }), clerkA)).body.data;
     const second = (await save(exam({ patientId: 'PHIST01', items: [line('HOSP_A', 'DR002')], deviceId: devices.A_DR1.id }), clerkA)).body.data;
@@ -307,7 +376,7 @@ describe.each(dbKinds)('exams on %s', (kind) => {
     const { rows } = await p.db.query<{ exam_id: number; hospital_id: number }>('SELECT exam_id, hospital_id FROM worklist_steps');
     expect(rows.length).toBeGreaterThan(0);
     const open = await p.db.query<{ id: number; hospital_id: number }>(
-      `SELECT id, hospital_id FROM exam WHERE exam_state = 1 AND NOT hidden AND exam_time IS NULL AND (NOT appointment OR arrived_at IS NOT NULL) ORDER BY id`,
+      `SELECT id, hospital_id FROM exam WHERE exam_state = 1 AND NOT hidden AND exam_time IS NULL AND arrived_at IS NOT NULL ORDER BY id`,
     );
     expect(rows.map((r) => r.exam_id).sort((a, b) => a - b)).toEqual(open.rows.map((r) => r.id));
     const notArrived = await p.db.query("SELECT id FROM exam WHERE appointment AND arrived_at IS NULL AND exam_state = 1 AND NOT hidden");

@@ -91,6 +91,9 @@ describe.each(dbKinds)('exam export on %s', (kind) => {
       'accept-language': 'en-US',
     });
     expect(tooLong.body.detail).toBe('Created at may span at most 31 days');
+    // A missing range is asked for in words, the export dialog's own.
+    const missing = await call('POST', `${RIS}/exam/export`, { filters: {} }, clerkA);
+    expect(missing.body.detail).toBe('请选择创建时间');
     expect(await jobCount()).toBe(before);
     expect((await call('POST', `${RIS}/exam/export`, { filters: { createdAt: lastDays(7) } }, doctorA)).body.status).toBe('UAA103');
     const ok31 = await call('POST', `${RIS}/exam/export`, { filters: { createdAt: lastDays(31) } }, clerkA);

@@ -8,13 +8,18 @@
  *   naming the field, nothing stored
  * - the operation record has a criticalValue entry
  * - who sees and who may acknowledge: 内科 of hospital A (addressed: listed, counted,
- *   acknowledges once, REPORT102 the second time); 外科 of hospital A (listed, not
- *   addressed: REPORT007, not counted); a 内科 user of hospital B sees nothing (list,
- *   detail, acknowledge)
+ *   acknowledges once, REPORT102 the second time); 外科 of hospital A and a 内科 user
+ *   of hospital B see nothing of it (list, detail, count, acknowledge); the radiologist
+ *   lists it, not addressed
+ * - a notice of a department the hospital does not have (神经内科) reaches neither the
+ *   demo's 内科 clinician nor a clinician without a department; it reaches the
+ *   departments the hospital configures (crisisDepartmentIds on the hospital's form),
+ *   which then receive every critical value of the hospital
  * - a new description makes a new notice and withdraws the open one; turning the
  *   critical value off withdraws it; the list's acknowledged filter
  * - the notice answer keeps its four counts and adds `crisis` (0 without the right and
  *   for the remote model); the demo clinician (13800000008) has a seeded one waiting
+ * - notices on by default for those who write or review (their modules), off for a clerk
  * - the exam-upload notification setting: saved per module, positive integers only
  *   (UAA421 naming the field), other common settings untouched
  */
@@ -156,7 +161,7 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
 
   test('the requesting department lists, counts and acknowledges it once; others cannot', async () => {
     const id = await examined('HOSP_A', '内科');
-    // The demo's own notices count too (those of departments hospital A does not have are everyone's there).
+    // The demo's own notices of surgery count too.
     const surgeryBefore = await crisisCount(surgeryA);
     expect((await save(docA, id, { version: 0, ...critical('大面积肺栓塞') })).body.status).toBe('0');
 
@@ -165,11 +170,13 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
     expect(await crisisCount(internalA)).toBeGreaterThanOrEqual(1);
     const before = await crisisCount(internalA);
 
-    // Hospital A's surgery sees it in its scope but it is not theirs to acknowledge, nor counted.
-    const other = (await list(surgeryA)).find((r) => r.examId === id);
-    expect(other).toMatchObject({ forMe: false });
+    // Hospital A's surgery neither sees it nor may acknowledge it, and it is not counted for them.
+    expect((await list(surgeryA)).some((r) => r.examId === id)).toBe(false);
+    expect((await call('GET', `${R}/crisisValue/detail/${mine!.id}`, surgeryA)).body.status).toBe('REPORT004');
     expect(await crisisCount(surgeryA)).toBe(surgeryBefore);
-    expect((await call('POST', `${R}/crisisValue/acknowledge/${mine!.id}`, surgeryA)).body.status).toBe('REPORT007');
+    expect((await call('POST', `${R}/crisisValue/acknowledge/${mine!.id}`, surgeryA)).body.status).toBe('REPORT004');
+    // The radiologist who reported it lists it, not addressed.
+    expect((await list(docA)).find((r) => r.examId === id)).toMatchObject({ forMe: false });
 
     // Another hospital's user sees nothing of it.
     expect((await list(internalB)).some((r) => r.examId === id)).toBe(false);
@@ -205,11 +212,49 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
     expect((await list(internalA)).some((r) => r.examId === id)).toBe(false);
     expect(await crisisCount(internalA)).toBe(count - 1);
 
-    // An exam requested by a department the hospital does not have: the notice is the hospital's, addressed to all of it.
-    const unknown = await examined('HOSP_A', '未知科室');
-    expect((await save(docA, unknown, { version: 0, ...critical('急性心梗') })).body.status).toBe('0');
-    expect(await notices(unknown)).toEqual([{ description: '急性心梗', department: null, open: true, withdrawn: false }]);
-    expect((await list(surgeryA)).find((r) => r.examId === unknown)).toMatchObject({ forMe: true, hisDeptName: '未知科室' });
+  });
+
+  test('a department the hospital does not have (神经内科) reaches only the departments the hospital configures', async () => {
+    const neuro = await examined('HOSP_A', '神经内科');
+    expect((await save(docA, neuro, { version: 0, ...critical('急性脑梗死') })).body.status).toBe('0');
+    expect(await notices(neuro)).toEqual([{ description: '急性脑梗死', department: null, open: true, withdrawn: false }]);
+    const notice = (await list(admin)).find((r) => r.examId === neuro)!;
+    expect(notice).toMatchObject({ hisDeptName: '神经内科' });
+
+    // The demo's clinician of internal medicine, and a clinician of no department, neither see nor acknowledge it.
+    const clinic = await login(p.app, '13800000008');
+    const role = (await p.db.query<{ id: number }>("SELECT id FROM role WHERE name = '临床医生'")).rows[0].id;
+    const made = await call('POST', '/api/ucenter/v1/user/save', admin, {
+      mobile: '13900000134', username: 'clin000134', name: '全院医生', status: 1, password: PASSWORD, memberships: [{ hospitalId: orgs.HOSP_A, roleId: role }],
+    });
+    expect(made.body.status).toBe('0');
+    const hospitalWide = await login(p.app, '13900000134', PASSWORD);
+    for (const token of [clinic, hospitalWide, internalA, surgeryA]) {
+      expect((await list(token)).some((r) => r.examId === neuro)).toBe(false);
+      expect((await call('GET', `${R}/crisisValue/detail/${notice.id}`, token)).body.status).toBe('REPORT004');
+      expect((await call('POST', `${R}/crisisValue/acknowledge/${notice.id}`, token)).body.status).toBe('REPORT004');
+    }
+    // The administrator sees it but is in none of the departments: not theirs to acknowledge.
+    expect((await call('POST', `${R}/crisisValue/acknowledge/${notice.id}`, admin)).body.status).toBe('REPORT007');
+
+    // Hospital A sends every critical value to surgery as well: surgery now sees, counts and acknowledges it.
+    const surgery = (await p.db.query<{ id: number }>("SELECT id FROM department WHERE hospital_id = $1 AND name = '外科'", [orgs.HOSP_A])).rows[0].id;
+    const org = (await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`, admin)).body.data;
+    const configure = (ids: number[]) => call('POST', '/api/ucenter/v1/org/save', admin, { ...org, parentName: undefined, createdAt: undefined, crisisDepartmentIds: ids });
+    // Only the hospital's own departments.
+    const foreign = (await p.db.query<{ id: number }>('SELECT id FROM department WHERE hospital_id = $1 LIMIT 1', [orgs.HOSP_B])).rows[0].id;
+    expect((await configure([foreign])).body).toMatchObject({ status: 'UAA421', field: 'crisisDepartmentIds' });
+    const before = await crisisCount(surgeryA);
+    expect((await configure([surgery])).body.status).toBe('0');
+    try {
+      expect((await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`, admin)).body.data.crisisDepartmentIds).toEqual([surgery]);
+      expect((await list(surgeryA)).find((r) => r.examId === neuro)).toMatchObject({ forMe: true });
+      expect(await crisisCount(surgeryA)).toBeGreaterThan(before);
+      expect((await list(clinic)).some((r) => r.examId === neuro)).toBe(false);
+      expect((await call('POST', `${R}/crisisValue/acknowledge/${notice.id}`, surgeryA)).body.data).toMatchObject({ acknowledged: true, acknowledgedByName: '外科医生' });
+    } finally {
+      expect((await configure([])).body.status).toBe('0');
+    }
   });
 
   test("the demo seed: the clinician of hospital A's 内科 (13800000008) has a critical value waiting", async () => {
@@ -225,6 +270,17 @@ describe.each(dbKinds)('critical values on %s', (kind) => {
     const info = await call('GET', '/api/uaa/v1/user/info', clinic);
     expect(info.body.data.setting.examNotice).toMatchObject({ noticeOpen: true, modelList: ['report'] });
     expect(info.body.data.menuList).toEqual(expect.arrayContaining(['crisisValue', 'reportDetail']));
+  });
+
+  test('notices are on by default for whoever writes or reviews, in their modules; off for a clerk', async () => {
+    const setting = async (token: string) => (await call('GET', '/api/uaa/v1/user/info', token)).body.data.setting.examNotice;
+    const [senior, clerk] = await Promise.all(['13800000005', '13800000002'].map((m) => login(p.app, m)));
+    expect(await setting(docA)).toMatchObject({ noticeOpen: true, modelList: ['report'] });
+    expect(await setting(senior)).toMatchObject({ noticeOpen: true, modelList: ['report', 'remote'] });
+    expect(await setting(clerk)).toMatchObject({ noticeOpen: false, modelList: ['report'] });
+    // Turned off by the user: stays off.
+    expect((await call('POST', '/api/ucenter/v1/user/commonSetting/examNotice', senior, { examNotice: { noticeOpen: false } })).body.status).toBe('0');
+    expect(await setting(senior)).toMatchObject({ noticeOpen: false });
   });
 
   test('the notice answer keeps its four counts and adds crisis', async () => {

@@ -210,7 +210,7 @@ describe("the registration clerk's flow in Chromium", () => {
     expect(api.json().data.total).toBe(total);
 
     const queued = page.waitForResponse((r) => r.url().endsWith('/api/ris/v1/exam/export'));
-    await page.getByTestId('list-export').click();
+    await list.exportList();
     expect((await (await queued).json()).status).toBe('0');
     await page.getByTestId('export-open-list').click();
     await page.waitForURL('**/exportReportList');

@@ -1,8 +1,10 @@
 /**
  * The exam-list export and a patient's history in Chromium, as the clerk of hospital A
  * (13800000002):
- * - /examination: query the last 7 days (the quick range), Export → the job is queued
- *   and a link leads to /exportReportList, where it runs to done (the page refreshes
+ * - /examination without a range: Export opens its dialog on the last 7 days; cleared,
+ *   the range is asked for in words on the field and nothing is sent
+ * - /examination: query the last 7 days (the quick range), Export → the dialog keeps
+ *   the list's range, the job is queued and a link leads to /exportReportList, where it runs to done (the page refreshes
  *   itself) and downloads; the file (read with exceljs) has as many rows as the list's
  *   total for the same filter
  * - a row's "history" action opens /history?patientId= with that patient's exams
@@ -14,7 +16,7 @@ import ExcelJS from 'exceljs';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage } from '../support/schemaPages';
+import { ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 
@@ -28,6 +30,37 @@ describe('exam-list export and history in Chromium', () => {
     list = new ResourceListPage(b.page, server.url);
   }, 180_000);
   afterAll(() => stopSignedIn(server, b));
+
+  test('the export dialog opens on the last 7 days; without a range it asks for one in words', async () => {
+    const { page } = b;
+    await list.open('/examination');
+    await list.settled();
+    await page.getByTestId('list-export').click();
+    const dialog = page.getByTestId('export-dialog');
+    await dialog.waitFor();
+    const day = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const today = new Date();
+    const inputs = dialog.locator('.ant-picker-range input');
+    expect([await inputs.nth(0).inputValue(), await inputs.nth(1).inputValue()]).toEqual([day(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 6)), day(today)]);
+    await settled(page);
+    await b.shot('export-dialog');
+
+    let sent = false;
+    const watch = (r: { url(): string }) => {
+      if (r.url().endsWith('/api/ris/v1/exam/export')) sent = true;
+    };
+    page.on('request', watch);
+    await dialog.locator('.ant-picker-range').hover();
+    await dialog.locator('.ant-picker-clear').click();
+    await page.getByTestId('export-confirm').click();
+    const label = zh('entity.exam.field.createdAt');
+    await dialog.locator('.ant-form-item-explain-error').filter({ hasText: zh('validation.select', { field: label }) }).waitFor();
+    await b.shot('export-dialog-missing');
+    page.off('request', watch);
+    expect(sent).toBe(false);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
 
   test('export the last 7 days, wait on the export records, download: as many rows as the list', async () => {
     const { page } = b;
@@ -44,7 +77,7 @@ describe('exam-list export and history in Chromium', () => {
     await list.settled();
 
     const queued = page.waitForResponse((r) => r.url().endsWith('/api/ris/v1/exam/export'));
-    await page.getByTestId('list-export').click();
+    await list.exportList();
     const answer = await queued;
     expect((await answer.json()).status).toBe('0');
     // The same filters as the list's query.

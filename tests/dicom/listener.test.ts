@@ -18,7 +18,8 @@
  *   Type 2 keys without a value come back empty; start date and time ranges (combined)
  *   and the performing physician (pinyin or Chinese) match; a step scheduled on no
  *   station is answered with the asking modality's AE title; a device configured for
- *   GB18030 or ISO_IR 100 gets its answers in that character set
+ *   GB18030 or ISO_IR 100 gets its answers in that character set; a walk-in waiting
+ *   for check-in is found once checked in
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -399,6 +400,25 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
     const codes = central.map((r) => r.AccessionNumber);
     const { rows } = await p.db.query<{ accession_number: string }>('SELECT accession_number FROM worklist_steps WHERE hospital_id = $1', [orgs.CENTRAL]);
     expect(codes.sort()).toEqual(rows.map((r) => r.accession_number).sort());
+  });
+
+  test('worklist: a walk-in that waits for check-in is found once checked in (到检)', async () => {
+    const setting = async (on: boolean) => {
+      await p.db.query('UPDATE org SET check_in_on_registration = $2 WHERE id = $1', [orgs.HOSP_A, on]);
+    };
+    await setting(false);
+    let walkIn: Record<string, any>;
+    try {
+      walkIn = await register({ hisPatientName: '司马到检', outPatientNo: 'MZ0003' });
+    } finally {
+      await setting(true);
+    }
+    const keys = ['SpecificCharacterSet=ISO_IR 192', 'PatientName', byAccession(walkIn), `${STEP}.ScheduledProcedureStepStartDate=${regionDay()}`];
+    expect(await worklist('A_CT1', keys)).toEqual([]);
+    const r = await p.app.inject({ method: 'POST', url: `/api/ris/v1/exam/checkin/${walkIn.id}`, headers: authed(admin) });
+    expect(r.json().status).toBe('0');
+    const found = await worklist('A_CT1', keys);
+    expect(found.map((f) => [f.AccessionNumber, f.PatientName[0].Ideographic])).toEqual([[walkIn.examCode, '司马到检']]);
   });
 
   test('a malformed date range is refused with a failure status', async () => {

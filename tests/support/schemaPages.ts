@@ -57,6 +57,17 @@ export async function chooseIn(page: Page, scope: Locator, option: string): Prom
 /** A form generated from a view (SchemaForm), by field name (data-testid field-<name>). */
 export class SchemaFormPage {
   constructor(private readonly page: Page, private readonly root: Locator) {}
+  /** Opens a form screen (`/examCreate`) and waits for its form. */
+  static async open(page: Page, url: string): Promise<SchemaFormPage> {
+    await page.goto(url);
+    const root = page.getByTestId('resource-form');
+    await root.waitFor();
+    return new SchemaFormPage(page, root);
+  }
+  /** Fills text fields and picks options of choice fields, in the order given. */
+  async enter(values: Array<[name: string, kind: 'fill' | 'choose', value: string]>) {
+    for (const [name, kind, value] of values) await (kind === 'fill' ? this.fill(name, value) : this.choose(name, value));
+  }
   field(name: string): Locator {
     return this.root.getByTestId(`field-${name}`);
   }
@@ -110,6 +121,12 @@ export class ResourceListPage {
       ids,
     );
     await this.settled();
+  }
+  /** Export: opens the export dialog and confirms the range it starts with (the list's own, else the last 7 days). */
+  async exportList() {
+    await this.page.getByTestId('list-export').click();
+    await this.page.getByTestId('export-dialog').waitFor();
+    await this.page.getByTestId('export-confirm').click();
   }
   rows(): Locator {
     return this.page.locator('.ant-pro-table .ant-table-tbody tr.ant-table-row');

@@ -5,8 +5,10 @@
  *   the day after the chosen end date
  * - month and year boundaries, reversed input, 'YYYY-MM-DD' read as a local day,
  *   dayjs-like objects
+ * - a dialog needing a range starts from the list's filter's days, else a quick range
+ *   (a missing, malformed or empty filter)
  */
-import { QUICK_RANGES, quickRange, quickRangeDays, toDay, toFilterRange } from '@/schema/dateRanges';
+import { filterDaysOr, QUICK_RANGES, quickRange, quickRangeDays, toDay, toFilterRange } from '@/schema/dateRanges';
 
 const local = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min);
 const day = (d: Date) => `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()} ${d.getHours()}:${d.getMinutes()}`;
@@ -58,4 +60,19 @@ describe('custom ranges', () => {
       local(2026, 5, 2).toISOString(),
     ]);
   });
+});
+
+describe('the days of a range filter, else a quick range', () => {
+  test("a list's filter gives back the days it was made from", () => {
+    const filter = toFilterRange(local(2026, 2, 27), local(2026, 3, 2));
+    expect(filterDaysOr(filter, 'last7Days', now).map(day)).toEqual(['2026-2-27 0:0', '2026-3-2 0:0']);
+    expect(toFilterRange(...filterDaysOr(filter, 'last7Days', now))).toEqual(filter);
+  });
+
+  test.each([[undefined], [[]], [['x', 'y']], [[local(2026, 3, 2).toISOString(), local(2026, 3, 2).toISOString()]], ['2026-03-01']])(
+    'none usable (%p): the last 7 days',
+    (filter) => {
+      expect(filterDaysOr(filter, 'last7Days', now).map(day)).toEqual(['2026-3-9 0:0', '2026-3-15 0:0']);
+    },
+  );
 });

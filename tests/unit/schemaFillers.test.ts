@@ -11,7 +11,9 @@
  *   later edits until the user types one; a birth date fills age and unit only while
  *   the age is empty; a cleared source clears only filled values; a read-pretty form
  *   fills nothing
- * - the exam view declares both fills, and toFormily turns them into $fill reactions
+ * - the option filler: an exam item chosen in a row fills that row's part from the
+ *   item's option (asked for with the form's hospital); a part the user chose stays
+ * - the exam view declares its fills, and toFormily turns them into $fill reactions
  */
 import { createForm, type Field } from '@formily/core';
 import { pinyin } from 'pinyin-pro';
@@ -145,6 +147,49 @@ describe('fillReaction on a form', () => {
   });
 });
 
+describe('the option filler on a list of rows', () => {
+  const settle = () => new Promise((r) => setTimeout(r, 30));
+  const source = views.exam.fields!['items.itemId'].options!;
+  const CATALOGUE: Record<number, Array<{ value: number; label: string; organId?: number }>> = {
+    1: [{ value: 11, label: '胸部 CT', organId: 101 }, { value: 12, label: '头颅 CT', organId: 102 }, { value: 13, label: '全身检查' }],
+  };
+
+  test("a chosen item fills its row's part; what the user chose stays", async () => {
+    const asked: Array<Record<string, unknown>> = [];
+    const load = async (_source: unknown, depends: Record<string, unknown>) => {
+      asked.push(depends);
+      return CATALOGUE[depends.hospitalId as number] ?? [];
+    };
+    const form = createForm({ values: { hospitalId: 1, items: [{}, {}] } });
+    form.createField({ name: 'hospitalId' });
+    form.createArrayField({ name: 'items' });
+    const row = (i: number) => {
+      const item = form.createField({ name: 'itemId', basePath: `items.${i}`, reactions: [(f: Field) => fillReaction(f, 'option', ['organId'], source, load)] });
+      const organ = form.createField({ name: 'organId', basePath: `items.${i}` });
+      return { item, organ };
+    };
+    const [first, second] = [row(0), row(1)];
+    first.item.onInput(11);
+    await settle();
+    expect(first.organ.value).toBe(101);
+    expect(second.organ.value).toBeUndefined();
+    expect(asked[asked.length - 1]).toEqual({ hospitalId: 1 });
+    // Another item: the part follows while it is still the filled one.
+    first.item.onInput(12);
+    await settle();
+    expect(first.organ.value).toBe(102);
+    // The user picks a part himself: a new item leaves it.
+    second.organ.onInput(999);
+    second.item.onInput(11);
+    await settle();
+    expect(second.organ.value).toBe(999);
+    // An item without a part fills nothing it could not know.
+    first.item.onInput(13);
+    await settle();
+    expect(first.organ.value).toBeUndefined();
+  });
+});
+
 describe('the exam view declares its fills', () => {
   const t = (k: string) => k;
   test('name → pinyin English name, birth date → age and unit, as $fill reactions in the scope', () => {
@@ -153,6 +198,8 @@ describe('the exam view declares its fills', () => {
     const text = JSON.stringify(toFormily(views.exam, { t, mode: 'create' }));
     expect(text).toContain('{{$fill($self, \\"pinyin\\", [\\"hisPatientNameEn\\"])}}');
     expect(text).toContain('{{$fill($self, \\"age\\", [\\"age\\",\\"ageUnit\\"])}}');
+    expect(views.exam.fields?.['items.itemId'].fill).toEqual({ with: 'option', into: ['organId'] });
+    expect(text).toContain('{{$fill($self, \\"option\\", [\\"organId\\"], {\\"resource\\":\\"examItem\\"');
     expect(JSON.stringify(toFormily(views.exam, { t, mode: 'detail' }))).not.toContain('$fill');
     expect(formScope.$fill).toBe(fillReaction);
   });

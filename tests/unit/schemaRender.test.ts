@@ -337,7 +337,7 @@ describe('toListQuery', () => {
 
 describe('forms and the API', () => {
   test('a new record starts with the fixed values', () => {
-    expect(initialValues(views.centralHospital)).toEqual({ kind: 'central' });
+    expect(initialValues(views.centralHospital)).toEqual({ kind: 'central', checkInOnRegistration: true });
     expect(initialValues(views.user)).toEqual({ status: 1, memberships: [{}] });
     expect(initialValues(views.role)).toEqual({});
   });

@@ -187,8 +187,10 @@ describe('views', () => {
     expect(validate({ ...user, rowActions: [{ key: 'history', permission: 'history' }] })).toBe(false);
     expect(validate({ ...user, rowActions: [{ ...opener, open: { path: 'https://elsewhere/x' } }] })).toBe(false);
     expect(validate({ ...user, rowActions: [{ ...opener, open: { path: '/history?patientId={ patientId }' } }] })).toBe(false);
-    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export' } } })).toBe(true);
-    expect(validate({ ...user, list: { ...user.list, export: { call: 'exam/export' } } })).toBe(false);
+    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export', range: 'createdAt' } } })).toBe(true);
+    expect(validate({ ...user, list: { ...user.list, export: { call: 'exam/export', range: 'createdAt' } } })).toBe(false);
+    // An export names the range it needs.
+    expect(validate({ ...user, list: { ...user.list, export: { call: '/api/ris/v1/exam/export' } } })).toBe(false);
     expect(withAction({ visibleWhen: [{ field: 'status', in: [1, 'x', true] }, { field: 'lockedUntil', present: true }] })).toBe(true);
     expect(validate({ ...user, actions: { edit: 'modifyUser' } })).toBe(true);
     expect(validate({ ...user, actions: { approve: 'x' } })).toBe(false);
@@ -224,7 +226,9 @@ describe('views', () => {
         // Row values a body or a pick's filters take ("{hospitalId}"; "{picked.id}" is the other list's).
         ...[a.call?.body, a.pick?.filters, a.pick?.call.body].flatMap((b) => Object.values(b ?? {}).flatMap((v) => (typeof v === 'string' ? pathFields(v.replace(/^\{picked\.[^}]*\}$/, '')) : []))),
       ]),
-      ...Object.values(view.fields ?? {}).flatMap((h) => [...(h.fill?.into ?? []), ...(h.suffixField ? [h.suffixField] : [])]),
+      // A fill's targets are the field's siblings ("items.itemId" fills "items.organId").
+      ...Object.entries(view.fields ?? {}).flatMap(([name, h]) => (h.fill?.into ?? []).map((n) => `${name.slice(0, name.lastIndexOf('.') + 1)}${n}`)),
+      ...Object.values(view.fields ?? {}).flatMap((h) => (h.suffixField ? [h.suffixField] : [])),
       ...Object.values(view.fields ?? {}).flatMap((h) =>
         h.options && 'resource' in h.options
           ? Object.values(h.options.dependsOn ?? {})

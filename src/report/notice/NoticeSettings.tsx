@@ -9,8 +9,10 @@
 import { createForm } from '@formily/core';
 import { App } from 'antd';
 import { useMemo } from 'react';
+import { settingDefaults } from '../../../config/settings';
 import { toPayload } from '../../schema/formData';
 import { entityModel, field } from '../../schema/model';
+import { usePermissionMap } from '../../schema/permissions';
 import { SchemaForm } from '../../schema/SchemaForm';
 import { SettingsDialog } from '../../schema/SettingsDialog';
 import type { View } from '../../schema/types';
@@ -41,13 +43,17 @@ const SETTINGS_VIEW = {
   },
 } satisfies View;
 
-/** The schema's defaults (config/defaults.json holds the same, a test checks): what "restore defaults" puts back. */
-const DEFAULTS = Object.fromEntries(PROPERTIES.map((p) => [p.name.slice(MODULE.length + 1), p.default]));
+/**
+ * What "restore defaults" puts back: the user's own defaults (on for those who write or
+ * review, config/settings.ts, as the server has them) over the schema's.
+ */
+const SCHEMA_DEFAULTS = Object.fromEntries(PROPERTIES.map((p) => [p.name.slice(MODULE.length + 1), p.default]));
 
 export function NoticeSettings({ onClose }: { onClose(): void }) {
   const { t } = useTranslate();
   const { message } = App.useApp();
   const stored = useCommonSetting()?.examNotice;
+  const rights = usePermissionMap();
   const form = useMemo(() => createForm({ initialValues: { [MODULE]: stored } }), []); // eslint-disable-line react-hooks/exhaustive-deps
 
   // Invalid fields and a refusal are shown where they happen; the dialog then stays open.
@@ -71,7 +77,7 @@ export function NoticeSettings({ onClose }: { onClose(): void }) {
       title={t('entity.notice.settings.title')}
       hint={t('entity.notice.settings.hint')}
       width={520}
-      onReset={() => form.setValues({ [MODULE]: DEFAULTS }, 'overwrite')}
+      onReset={() => form.setValues({ [MODULE]: { ...SCHEMA_DEFAULTS, ...settingDefaults(rights)[MODULE] } }, 'overwrite')}
       onSave={save}
       onClose={onClose}
     >

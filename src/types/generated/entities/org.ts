@@ -30,5 +30,15 @@ export interface Org {
    */
   aiAlgorithms?: string[];
   businessMode?: CodesBusinessModeJson;
+  /**
+   * A walk-in registered at the desk has arrived (enters the worklist at once); false: it waits for check-in (到检) like an appointment.
+   */
+  checkInOnRegistration?: boolean;
+  /**
+   * Departments of this hospital that receive every critical value of the hospital, beside the requesting department. Absent on save: unchanged.
+   *
+   * @maxItems 50
+   */
+  crisisDepartmentIds?: number[];
   createdAt?: string;
 }

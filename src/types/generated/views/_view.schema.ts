@@ -76,13 +76,17 @@ export interface View {
       filter: string;
     };
     /**
-     * An Export button on the list's toolbar (src/schema/components/ExportJob.tsx), gated by the view module's export right: POSTs {filters} (the query the list was last run with) to `call`, which queues a background export; the user is then pointed to the export records (/exportReportList).
+     * An Export button on the list's toolbar (src/schema/components/ExportJob.tsx), gated by the view module's export right: a dialog asks for the date range the server requires (the list's, else the last 7 days), then POSTs {filters} (the query the list was last run with, that range in) to `call`, which queues a background export; the user is then pointed to the export records (/exportReportList).
      */
     export?: {
       /**
        * The API path that queues the export.
        */
       call: string;
+      /**
+       * The date-time field whose range an export needs (at most limits.exportRangeDays days), asked for in the dialog.
+       */
+      range: string;
     };
     /**
      * Sub-lists of the resource (the report centre's to write, to review, to print, all): each is POST {base}/list/<key> with the same body, shown as a tab over the table (none with a single kind) when the permission map grants one of its rights; the chosen one is in the address (?kind=) and row action paths may name it as {$kind}. Text: entity.<entity>.kind.<key>.
@@ -954,10 +958,10 @@ export interface FieldHint {
     value: string;
   };
   /**
-   * Values the form works out from this field for others (src/schema/fillers.ts): when it changes, the filler `with` gives one value per field of `into`, set while the first of them is empty or still holds what was filled before (what the user typed stays). Fillers: pinyin (a Chinese name in pinyin, into one field; loaded on first use), age (a birth date into age and its unit: years from one year, else months from one month, else days). The server fills the same where still empty and stays the authority.
+   * Values the form works out from this field for others (src/schema/fillers.ts): when it changes, the filler `with` gives one value per field of `into`, set while the first of them is empty or still holds what was filled before (what the user typed stays). Fillers: pinyin (a Chinese name in pinyin, into one field; loaded on first use), age (a birth date into age and its unit: years from one year, else months from one month, else days), option (the same-named fields of the chosen option of this field's resource options, its registry optionFields: an exam item's part). Targets are this field's siblings (in a list, the same row's). The server fills the same where still empty and stays the authority.
    */
   fill?: {
-    with: 'pinyin' | 'age';
+    with: 'pinyin' | 'age' | 'option';
     /**
      * @minItems 1
      */
