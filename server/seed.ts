@@ -232,7 +232,8 @@ async function insertDemoExams(q: Queryable, now: Date): Promise<void> {
     const device = devices.get(e.deviceAe)!;
     const lines = e.itemCodes.map((code) => items.get(`${hospitalId}/${code}`)!);
     const day = dayKey(e.createdAt);
-    const examCode = formatExamCode(day, next(hospitalId, 'exam', day));
+    // Exam codes are unique across the region (exam_code_region_counter), patient ids per hospital.
+    const examCode = formatExamCode(day, next(0, 'exam', day));
     const { age, ageUnit } = ageFromBirthDate(e.birthDate, e.createdAt)!;
     const clerk = clerks.get(hospitalId);
     return {
@@ -301,14 +302,12 @@ async function insertDemoExams(q: Queryable, now: Date): Promise<void> {
   });
   await insertRows(q, 'exam_item_line', lineRows);
   await insertRows(q, 'exam_log', logRows);
-  await insertRows(
-    q,
-    'exam_code_counter',
-    [...counters].map(([key, last]) => {
-      const [hospitalId, kind, day] = key.split('/');
-      return { hospital_id: Number(hospitalId), kind, day, last };
-    }),
-  );
+  const counted = [...counters].map(([key, last]) => {
+    const [hospitalId, kind, day] = key.split('/');
+    return { hospital_id: Number(hospitalId), kind, day, last };
+  });
+  await insertRows(q, 'exam_code_counter', counted.filter((c) => c.kind === 'patient'));
+  await insertRows(q, 'exam_code_region_counter', counted.filter((c) => c.kind === 'exam').map(({ day, last }) => ({ day, last })));
 }
 
 /** Examined demo exams that get images on first run, and studies left unmatched for the manual match. */

@@ -17,7 +17,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { constants, Dataset, Implementation, log as dimseLog, responses, Scp, type association, type requests } from 'dcmjs-dimse';
-import { InvalidDicomError, SopInstanceMismatchError, type Arrival } from '../pacs/archive';
+import { InstanceRefusedError, InvalidDicomError, SopInstanceMismatchError, type Arrival } from '../pacs/archive';
 import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION, part10Prefix } from '../pacs/dicomFile';
 import { MODALITY_WORKLIST_FIND, negotiate } from './negotiation';
 import { COMMAND, encodeAbort, encodePData, parseCommand, PDU, PduReader, ProtocolError, storeResponse, type Command } from './pdu';
@@ -38,6 +38,10 @@ export const STATUS = {
   cannotUnderstand: 0xc000,
   /** Also "Cannot understand": the dataset is not the instance the command announced. */
   instanceMismatch: 0xc001,
+  /** Duplicate SOP Instance (PS3.7 C): the UID is stored with other content. */
+  duplicateDifferent: 0x0111,
+  /** "Data Set does not match": its Study Instance UID is stored for another patient. */
+  otherPatient: 0xa900,
 } as const;
 
 /** Why an association was refused, as logged in dicom_association_log.reason. */
@@ -325,6 +329,10 @@ class Connection extends Scp {
     } catch (e) {
       // The arrival has dropped its file whatever happened.
       if (e instanceof SopInstanceMismatchError) return storeResponse(command, STATUS.instanceMismatch, e.message);
+      if (e instanceof InstanceRefusedError) {
+        this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
+        return storeResponse(command, e.reason === 'otherPatient' ? STATUS.otherPatient : STATUS.duplicateDifferent, e.message);
+      }
       if (e instanceof InvalidDicomError) {
         this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
         return storeResponse(command, STATUS.cannotUnderstand, e.message);

@@ -30,9 +30,9 @@ export interface ResourceDef<T extends { id?: number }> {
   notFound: string;
   list: ListSpec;
   /** Replaces the plain paged query of `list` (e.g. a tree that nests children). */
-  listRows?(q: Queryable, body: ListBody, me: AuthContext): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
-  /** One row by id within the caller's scope, or undefined. */
-  get(q: Queryable, id: number, me: AuthContext): Promise<T | undefined>;
+  listRows?(q: Queryable, body: ListBody, me: AuthContext, lang: string): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
+  /** One row by id within the caller's scope, or undefined; `lang` for texts the server writes into it. */
+  get(q: Queryable, id: number, me: AuthContext, lang?: string): Promise<T | undefined>;
   /** Creates or updates (body.id) in a transaction; returns the id. Absent for a read-only resource (no save call). */
   save?(q: Queryable, body: T, me: AuthContext): Promise<number>;
   /** Absent when the resource deletes by calls of its own (no delete call). */
@@ -49,8 +49,8 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
   const right = { view: 'view', add: 'add', edit: 'edit', delete: 'delete', ...def.actions };
   const entity = { $ref: def.entity };
   const scoped = def.hospitalScoped === false ? undefined : { resource: def.path, param: 'id' };
-  const load = async (q: Queryable, id: number, me: AuthContext) => {
-    const row = await def.get(q, id, me);
+  const load = async (q: Queryable, id: number, me: AuthContext, lang?: string) => {
+    const row = await def.get(q, id, me, lang);
     if (!row) throw new AppError(def.notFound);
     return dropNulls(row);
   };
@@ -68,7 +68,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     },
     async (request) => {
       const body = request.body ?? {};
-      if (def.listRows) return ok(await def.listRows(fastify.db, body, caller(request)));
+      if (def.listRows) return ok(await def.listRows(fastify.db, body, caller(request), request.lang));
       const { list, total } = await runList(fastify.db, def.list, body, caller(request).scope);
       return ok({ list: list.map(dropNulls), total });
     },
@@ -80,7 +80,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
       config: { permission: `${def.module}:${right.view}`, scoped },
       schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
     },
-    async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
+    async (request) => ok(await load(fastify.db, request.params.id, caller(request), request.lang)),
   );
 
   const { save, remove } = def;

@@ -4,7 +4,8 @@
  * entity costs a schema, a view, a registry entry, a migration and locale keys, and
  * no route handler. The five calls come from registerResource (./resource); this
  * module supplies the SQL, derived from the schema:
- * - columns: the entity's top-level scalar properties, camelCase → snake_case
+ * - columns: the entity's top-level scalar properties (and arrays of scalars, as
+ *   PostgreSQL arrays), camelCase → snake_case
  * - written: the properties that are not readOnly; an absent one is stored as its
  *   schema default, else NULL (a save replaces the record, as the form sends it whole)
  * - filters: codes, numbers, booleans and ids by equality, text by substring,
@@ -29,6 +30,8 @@ import { dropNulls, registerResource, uniqueOr, type ResourceDef } from './resou
 export interface TableDecl {
   name: string;
   hospital?: string;
+  /** Array fields of hospital ids, each of which the caller must hold to write it. */
+  hospitalLists?: string[];
   label: string;
   order: string[];
   tree?: string;
@@ -58,8 +61,12 @@ export const RESOURCES = Object.fromEntries(Object.entries(registry).filter(([k]
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
+/** A field the table store keeps: a scalar, or an array of scalars (an integer[] or text[] column). */
+const stored = (f: FieldInfo) => SCALARS.has(f.type) || (f.type === 'array' && SCALARS.has(f.items?.type ?? ''));
 
-function filterKind(f: FieldInfo): FilterKind {
+function filterKind(f: FieldInfo): FilterKind | undefined {
+  // An array column is shown and written, not searched.
+  if (f.type === 'array') return undefined;
   if (f.format === 'date-time') return 'range';
   if (f.type === 'string' && !f.enum && !f.code) return 'like';
   return 'eq';
@@ -88,14 +95,15 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const decl = entry.table;
   if (!decl || !entry.module) throw new Error(`config/resources.json: ${resource} is not a table resource`);
   const model = entityModel(entry.entity ?? resource);
-  const fields = model.fields.filter((f) => SCALARS.has(f.type));
-  const skipped = model.fields.filter((f) => !SCALARS.has(f.type)).map((f) => f.name);
+  const fields = model.fields.filter(stored);
+  const skipped = model.fields.filter((f) => !stored(f)).map((f) => f.name);
   if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields only, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
   for (const f of [
     decl.label,
     ...decl.order,
     decl.hospital,
+    ...(decl.hospitalLists ?? []),
     decl.tree,
     ...Object.keys(decl.dictionaries ?? {}),
     ...Object.values(decl.checks ?? {}),
@@ -133,7 +141,7 @@ function listSpec(plan: Omit<TablePlan, 'list'>, where?: string): ListSpec {
     from: `${plan.decl.name} t`,
     select: plan.select,
     columns: Object.fromEntries(plan.fields.map((f) => [f.name, plan.column(f.name)])),
-    filters: Object.fromEntries(plan.fields.map((f) => [f.name, filterKind(f)])),
+    filters: Object.fromEntries(plan.fields.flatMap((f) => (filterKind(f) ? [[f.name, filterKind(f)!]] : []))),
     defaultSort: [...plan.decl.order.map(plan.column), 't.id'].join(', '),
     scope: plan.scope,
     where,
@@ -206,6 +214,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
         requireHospital(me.scope, hospitalId);
       }
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
+      for (const field of decl.hospitalLists ?? []) for (const id of (body[field] as number[] | undefined) ?? []) requireHospital(me.scope, Number(id));
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
       const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);
       const columns = plan.writable.map((f) => snake(f.name));

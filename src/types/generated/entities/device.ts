@@ -4,9 +4,13 @@
  * Device state: 0 normal, 1 error. Texts: code.deviceState.<value>.
  */
 export type CodesDeviceStateJson = 0 | 1;
+/**
+ * A device's default character set for data without Specific Character Set (0008,0005), as DICOM defined terms (PS3.3 C.12.1.1.2): GB18030, GBK, ISO 2022 IR 58 (GB2312), ISO_IR 192 (UTF-8), ISO_IR 100 (Latin-1). Texts: code.charset.<value>.
+ */
+export type CodesCharsetJson = 'GB18030' | 'GBK' | 'ISO 2022 IR 58' | 'ISO_IR 192' | 'ISO_IR 100';
 
 /**
- * A modality of a hospital (spec: name, type, modality, IP, port, department, location, AE title, state). The name is unique in its hospital (RIS301), IP and port together (RIS302) and the AE title in the region (RIS303), because the DICOM services tell senders apart by them.
+ * A modality of a hospital (spec: name, type, modality, IP, port, department, location, AE title, state). The name is unique in its hospital (RIS301), IP and port together (RIS302) and the AE title in the region (RIS303), because the DICOM services tell senders apart by them. Its images match exams of its hospital and of the hospitals it serves (issue #15).
  */
 export interface Device {
   id?: number;
@@ -29,5 +33,15 @@ export interface Device {
    */
   aeTitle: string;
   state?: CodesDeviceStateJson & number;
+  /**
+   * Hospitals besides its own whose exams this device's images may match (a central hospital's CT scanning for a township clinic). Whoever edits the device must hold each of them.
+   *
+   * @maxItems 50
+   */
+  servedHospitalIds?: number[];
+  /**
+   * How the device's text is read when a dataset has no Specific Character Set (0008,0005); empty: the default repertoire.
+   */
+  defaultCharset?: CodesCharsetJson;
   createdAt?: string;
 }
