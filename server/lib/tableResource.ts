@@ -216,7 +216,8 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
       for (const field of decl.hospitalLists ?? []) for (const id of (body[field] as number[] | undefined) ?? []) requireHospital(me.scope, Number(id));
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
-      const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);
+      // An absent array is an empty one (its column is NOT NULL DEFAULT '{}').
+      const values = plan.writable.map((f) => body[f.name] ?? f.default ?? (f.type === 'array' ? [] : null));
       const columns = plan.writable.map((f) => snake(f.name));
       return checkedOr(decl.checks ?? {}, () =>
         uniqueOr(async () => {
