@@ -168,6 +168,27 @@ export async function studyRoutes(fastify: FastifyInstance) {
   });
 
   /**
+   * The technician's count of the review queue: unmatched studies in the caller's
+   * scope that the matching policy could not link (the list's `review` filter shows them).
+   */
+  fastify.get(
+    '/study/review/count',
+    {
+      config: { permission: 'image:view' },
+      schema: { tags: ['pacs'], summary: 'How many received studies wait on the review queue, within the data scope', response: anyReply },
+    },
+    async (request) => {
+      const me = caller(request);
+      const params: unknown[] = [];
+      const { rows } = await fastify.db.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM dicom_study s WHERE s.exam_id IS NULL AND s.match_review IS NOT NULL AND ${scopeSql(me.scope, studyScope, params)}`,
+        params,
+      );
+      return ok({ count: rows[0].count });
+    },
+  );
+
+  /**
    * Deletes a whole study, one series of it, or one image (spec: "delete images or
    * series"): allowed while the matched exam's report is open and not sent upward
    * (PACS103-105). The files are removed after the commit: a crash in between leaves

@@ -494,6 +494,9 @@ describe.each(dbKinds)('matching policy on %s', (kind) => {
     const rows = r.json().data.list as Array<{ review: boolean; reviewReason: string; examId?: number }>;
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.every((row) => row.review && !row.examId && row.reviewReason)).toBe(true);
+    // The technician's count is the queue's length.
+    const counted = await p.app.inject({ method: 'GET', url: '/api/pacs/v1/study/review/count', headers: authed(tech) });
+    expect(counted.json().data.count).toBe(r.json().data.total);
     expect(rows.map((row) => row.reviewReason)).toEqual(expect.arrayContaining([expect.stringMatching(/^Disagrees with exam \d+: Name: study Li\^Shi=李四, exam 李四/)]));
     // Every automatic link joins a study to an exam of its own patient.
     const wrong = await p.db.query(
