@@ -10,7 +10,6 @@
  * refusal (image_match_log, and the exam's own record). The archive's automatic
  * match, the exam list's calls and exam registration all come through here.
  */
-import Ajv from 'ajv';
 import policyFile from '../../config/matching.json';
 import type { MatchingPolicy } from '../../src/types/generated/matchingPolicy';
 import { HAN } from '../../config/person';
@@ -18,19 +17,12 @@ import { translate } from '../../locales';
 import type { Db, Queryable } from '../db';
 import { AppError } from '../lib/errors';
 import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
-import { loadSchemas } from '../lib/schemas';
+import { checkAgainstSchema } from '../lib/schemas';
 import { EXAM_STATE, writeLog, type LogActor } from '../routes/exam';
 
 /** The policy, checked against schemas/matchingPolicy.json when the server starts (a bad file stops it). */
 export function checkPolicy(candidate: unknown): MatchingPolicy {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-  for (const s of loadSchemas()) ajv.addSchema(s);
-  const validate = ajv.getSchema('matchingPolicy.json')!;
-  if (!validate(candidate)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
-    throw new Error(`config/matching.json does not follow schemas/matchingPolicy.json:\n  ${problems.join('\n  ')}`);
-  }
-  return candidate as MatchingPolicy;
+  return checkAgainstSchema<MatchingPolicy>(candidate, 'matchingPolicy.json', 'config/matching.json');
 }
 
 export const POLICY = checkPolicy(policyFile);
