@@ -194,13 +194,15 @@ export default function ExamImages({ row, title, onClose }: ActionDialogProps) {
           <Empty description={t('entity.page.loadFailed')} />
         ) : !studies ? (
           <Spin style={{ display: 'block', margin: '48px auto' }} />
-        ) : !studies.length && !waiting.length ? (
-          <div data-testid="exam-images-empty">
-            <Empty description={t('entity.study.images.empty')} />
-          </div>
         ) : (
           <Space direction="vertical" size="middle" style={{ width: '100%' }}>
-            {studies.map((s) => studyCard(s, false))}
+            {studies.length ? (
+              studies.map((s) => studyCard(s, false))
+            ) : (
+              <div data-testid="exam-images-empty">
+                <Empty description={t('entity.study.images.empty')} />
+              </div>
+            )}
             {waiting.length > 0 && (
               <div data-testid="exam-review">
                 <Divider orientation="left" plain>

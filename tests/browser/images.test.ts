@@ -44,13 +44,15 @@ describe('images on the exam list and the image record in Chromium', () => {
   const toast = (text: string) => b.page.locator('.ant-message-notice').filter({ hasText: text }).first();
   const shot = (name: string) => b.page.screenshot({ path: `/tmp/images-${name}.png` });
 
-  /** An exam of hospital A registered by the clerk. */
-  const register = async (name: string) => {
+  /** YYYYMMDD of today in the region: the studies are of the exams' day, as the matching policy wants. */
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+  /** An exam of hospital A registered by the clerk, with the patient id and pinyin its images will carry. */
+  const register = async (name: string, patient: { patientId?: string; hisPatientNameEn?: string } = {}) => {
     const r = await server.app.inject({
       method: 'POST',
       url: '/api/ris/v1/exam/save',
       headers: authed(clerk),
-      payload: { hospitalId, hisPatientName: name, sex: 1, age: 50, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${stamp}`, deviceId: device.id, items: [{ itemId: item.id, organId: item.organ_id }] },
+      payload: { hospitalId, hisPatientName: name, ...patient, sex: 1, age: 50, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${stamp}`, deviceId: device.id, items: [{ itemId: item.id, organId: item.organ_id }] },
     });
     const body = r.json();
     expect(body.status).toBe('0');
@@ -93,8 +95,8 @@ describe('images on the exam list and the image record in Chromium', () => {
 
   test('the exam list: uploaded, counts and a thumbnail; the images dialog shows the series', async () => {
     const { page } = b;
-    matched = await register(`影甲${stamp}`);
-    const series = await receive({ accessionNumber: matched.examCode, count: 3, patientName: `影甲${stamp}`, patientNameEn: 'Ying^Jia', patientId: `IMG${stamp}` });
+    matched = await register(`影甲${stamp}`, { patientId: `IMG${stamp}`, hisPatientNameEn: 'Ying^Jia' });
+    const series = await receive({ accessionNumber: matched.examCode, count: 3, patientName: `影甲${stamp}`, patientNameEn: 'Ying^Jia', patientId: `IMG${stamp}`, studyDate: today });
     const row = await examRow(matched.examCode);
     const cells = await row.locator('td').allTextContents();
     expect(cells).toContain(zh('code.imageStatus.1'));
@@ -186,8 +188,8 @@ describe('images on the exam list and the image record in Chromium', () => {
 
   test('upload: two DICOM files stored by STOW-RS, a text file skipped; the exam is matched', async () => {
     const { page } = b;
-    uploaded = await register(`影丁${stamp}`);
-    const series = makeSeries({ accessionNumber: uploaded.examCode, patientName: `影丁${stamp}`, patientNameEn: 'Ying^Ding', patientId: `UP${stamp}`, count: 2 });
+    uploaded = await register(`影丁${stamp}`, { patientId: `UP${stamp}`, hisPatientNameEn: 'Ying^Ding' });
+    const series = makeSeries({ accessionNumber: uploaded.examCode, patientName: `影丁${stamp}`, patientNameEn: 'Ying^Ding', patientId: `UP${stamp}`, count: 2, studyDate: today });
     const row = await examRow(uploaded.examCode);
     expect(await row.textContent()).toContain(zh('code.imageStatus.0'));
     await row.getByTestId('row-action-uploadImages').click();
@@ -237,7 +239,7 @@ describe('images on the exam list and the image record in Chromium', () => {
     expect(up).toContain(uploaded.examCode);
     expect(up).toContain(`|${zh('entity.value.yes')}|`);
     expect(up).toContain(zh('code.matchKind.accession'));
-    expect(up).toContain('2026-11-20');
+    expect(up).toContain(`${today.slice(0, 4)}-${today.slice(4, 6)}-${today.slice(6)}`);
     const rec = await text(`REC${stamp}`);
     expect(rec).toContain(`|${zh('entity.value.no')}|`);
     expect(rec).toContain('A_CT1');
