@@ -232,7 +232,8 @@ export function compareStudy(study: StudyFacts, exam: ExamFacts, ctx: CompareCon
         break;
       case 'patientSex': {
         const code = SEX_CODES[study.patientSex.trim().toUpperCase()];
-        check(field, Boolean(code) && exam.sex >= 1 && exam.sex <= 3, () => code === exam.sex, study.patientSex, String(exam.sex));
+        // Both sides in DICOM's letters, as the reason shows them.
+        check(field, Boolean(code) && exam.sex >= 1 && exam.sex <= 3, () => code === exam.sex, study.patientSex, ['', 'M', 'F', 'O'][exam.sex] ?? '');
         break;
       }
       case 'patientBirthDate':

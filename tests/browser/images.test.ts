@@ -18,6 +18,9 @@
  * 6. /imageRecord lists the studies, matched and unmatched, with DICOM dates readable;
  *    the toolbar offers the upload; a study's detail is read-only, date and name readable;
  *    the matched filter leaves matched studies out
+ * 7. the review queue: a second study the matching policy would not link (the exam's
+ *    code, but another sex) shows the reason on /imageRecord and in the exam's image dialog, where
+ *    "Link to this exam" links it by hand
  * Screenshots: /tmp/images-*.png.
  */
 import { translate } from '../../locales';
@@ -269,5 +272,42 @@ describe('images on the exam list and the image record in Chromium', () => {
     const unmatched = await list.rows().allTextContents();
     expect(unmatched.some((r) => r.includes(`REC${stamp}`))).toBe(true);
     expect(unmatched.some((r) => r.includes(`UP${stamp}`))).toBe(false);
+  }, 120_000);
+
+  test('the review queue: the reason on /imageRecord and in the exam\'s image dialog, where a person links the study', async () => {
+    const { page } = b;
+    const exam = await register(`影己${stamp}`, { patientId: `RV${stamp}`, hisPatientNameEn: 'Ying^Ji' });
+    const patient = { accessionNumber: exam.examCode, patientName: `影己${stamp}`, patientNameEn: 'Ying^Ji', patientId: `RV${stamp}`, studyDate: today, count: 1 };
+    await receive(patient);
+    // A second study with the exam's code and patient id, but a woman's images for a man's exam: the policy waits for a person.
+    const series = await receive({ ...patient, sex: 'F', studyDescription: 'Second study' });
+    const reason = zh('entity.study.review.reason.conflict', {
+      examCode: exam.examCode,
+      fields: zh('entity.study.review.disagree', { field: zh('entity.study.review.field.patientSex'), study: 'F', exam: 'M' }),
+    });
+    await list.open('/imageRecord');
+    await list.search({ patientName: `影己${stamp}` });
+    await list.row(`RV${stamp}`).filter({ hasText: reason }).waitFor();
+    await settled(page);
+    await shot('record-review');
+
+    const row = await examRow(exam.examCode);
+    await row.getByTestId('row-action-images').click();
+    const dialog = page.getByTestId('exam-images');
+    await dialog.getByTestId('exam-review-study').waitFor();
+    expect(await dialog.getByTestId('exam-study').count()).toBe(1);
+    expect(await dialog.getByTestId('exam-review-study').getAttribute('data-study-uid')).toBe(series.studyUid);
+    expect(await dialog.getByTestId('review-reason').textContent()).toBe(reason);
+    await settled(page);
+    await shot('exam-images-review');
+
+    await dialog.getByTestId('study-link').click();
+    await page.getByTestId('study-link-ok').click();
+    await toast(zh('entity.study.review.linkDone')).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="exam-images"] [data-testid="exam-study"]').length === 2);
+    expect(await dialog.getByTestId('exam-review-study').count()).toBe(0);
+    const linked = (await server.db.query<{ exam_id: number; match_kind: string }>('SELECT exam_id, match_kind FROM dicom_study WHERE study_uid = $1', [series.studyUid])).rows[0];
+    expect(linked).toEqual({ exam_id: exam.id, match_kind: 'manual' });
+    await page.locator('.ant-modal-close').click();
   }, 120_000);
 });
