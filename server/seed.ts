@@ -232,7 +232,8 @@ async function insertDemoExams(q: Queryable, now: Date): Promise<void> {
     const device = devices.get(e.deviceAe)!;
     const lines = e.itemCodes.map((code) => items.get(`${hospitalId}/${code}`)!);
     const day = dayKey(e.createdAt);
-    const examCode = formatExamCode(day, next(hospitalId, 'exam', day));
+    // Exam codes are unique across the region (exam_code_region_counter), patient ids per hospital.
+    const examCode = formatExamCode(day, next(0, 'exam', day));
     const { age, ageUnit } = ageFromBirthDate(e.birthDate, e.createdAt)!;
     const clerk = clerks.get(hospitalId);
     return {
@@ -301,14 +302,12 @@ async function insertDemoExams(q: Queryable, now: Date): Promise<void> {
   });
   await insertRows(q, 'exam_item_line', lineRows);
   await insertRows(q, 'exam_log', logRows);
-  await insertRows(
-    q,
-    'exam_code_counter',
-    [...counters].map(([key, last]) => {
-      const [hospitalId, kind, day] = key.split('/');
-      return { hospital_id: Number(hospitalId), kind, day, last };
-    }),
-  );
+  const counted = [...counters].map(([key, last]) => {
+    const [hospitalId, kind, day] = key.split('/');
+    return { hospital_id: Number(hospitalId), kind, day, last };
+  });
+  await insertRows(q, 'exam_code_counter', counted.filter((c) => c.kind === 'patient'));
+  await insertRows(q, 'exam_code_region_counter', counted.filter((c) => c.kind === 'exam').map(({ day, last }) => ({ day, last })));
 }
 
 /** Examined demo exams that get images on first run, and studies left unmatched for the manual match. */
@@ -335,16 +334,19 @@ export async function seedDemoImages(db: Db, archive: Archive): Promise<void> {
   );
   for (const [i, e] of rows.entries()) {
     const unmatched = i >= DEMO_IMAGED_EXAMS;
+    // The last unmatched one carries its exam's code and patient id but another sex: the
+    // matching policy keeps it on the review queue, with that field as the reason.
+    const review = i === rows.length - 1 && unmatched;
     const series = syntheticSeries({
       uidRoot: `1.2.826.0.1.3680043.10.1082.9.${i + 1}`,
-      // The unmatched ones carry no accession number and another patient id: a study from an unregistered patient.
+      // The other unmatched ones carry no accession number and another patient id: a study from an unregistered patient.
       studyUid: unmatched ? undefined : e.study_uid,
-      accessionNumber: unmatched ? '' : e.exam_code,
-      patientId: unmatched ? `EXT${e.patient_id.slice(-6)}` : e.patient_id,
+      accessionNumber: unmatched && !review ? '' : e.exam_code,
+      patientId: unmatched && !review ? `EXT${e.patient_id.slice(-6)}` : e.patient_id,
       patientName: e.name,
       patientNameEn: e.name_en ?? undefined,
       birthDate: e.birth ?? undefined,
-      sex: e.sex === 1 ? 'M' : e.sex === 2 ? 'F' : 'O',
+      sex: review ? (e.sex === 1 ? 'F' : 'M') : e.sex === 1 ? 'M' : e.sex === 2 ? 'F' : 'O',
       modality: e.modality as 'CT',
       studyDate: e.day,
       studyDescription: e.item_names.slice(0, 64),

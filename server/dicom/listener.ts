@@ -23,7 +23,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { constants, Dataset, Implementation, log as dimseLog, responses, Scp, type association, type requests } from 'dcmjs-dimse';
-import { InvalidDicomError, SopInstanceMismatchError, type Arrival } from '../pacs/archive';
+import { InstanceRefusedError, InvalidDicomError, SopInstanceMismatchError, type Arrival } from '../pacs/archive';
 import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION, part10Prefix } from '../pacs/dicomFile';
 import { commitmentRequest, CommitmentRequestError, commitmentResult } from './commitment';
 import { createMpps, MppsError, newMppsUid, N_STATUS, setMpps } from './mpps';
@@ -58,6 +58,10 @@ export const STATUS = {
   /** C-MOVE/C-GET: sub-operations complete, one or more failures or warnings. */
   subOperationsWarning: 0xb000,
   cancel: 0xfe00,
+  /** Duplicate SOP Instance (PS3.7 C): the UID is stored with other content. */
+  duplicateDifferent: 0x0111,
+  /** C-STORE "Data Set does not match SOP Class" (0xA900): its Study Instance UID is stored for another patient. */
+  otherPatient: 0xa900,
 } as const;
 
 /** Why an association was refused, as logged in dicom_association_log.reason. */
@@ -382,6 +386,10 @@ class Connection extends Scp {
     } catch (e) {
       // The arrival has dropped its file whatever happened.
       if (e instanceof SopInstanceMismatchError) return storeResponse(command, STATUS.instanceMismatch, e.message);
+      if (e instanceof InstanceRefusedError) {
+        this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
+        return storeResponse(command, e.reason === 'otherPatient' ? STATUS.otherPatient : STATUS.duplicateDifferent, e.message);
+      }
       if (e instanceof InvalidDicomError) {
         this.ctx.log.warn({ callingAe: sender.aeTitle, sopInstanceUid: affected, reason: e.message }, 'dicom store refused');
         return storeResponse(command, STATUS.cannotUnderstand, e.message);

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { caller } from '../plugins/auth';
 import { AppError } from '../lib/errors';
 import { InvalidDicomError, readDicomHeader, type DicomJson } from '../pacs/dicomFile';
+import { InstanceRefusedError } from '../pacs/archive';
 import { TAG } from './dictionary';
 import { DicomWebError } from './errors';
 import { parseMediaType } from './media';
@@ -28,8 +29,10 @@ const FAILURE = {
   resources: 0xa700,
   /** The dataset does not belong here: its Study Instance UID is not the one of the URL. */
   studyMismatch: 0xa900,
-  /** Cannot understand: not a DICOM Part-10 file, or malformed. */
+  /** Cannot understand: not a DICOM Part-10 file, or malformed (truncated included). */
   unreadable: 0xc000,
+  /** Duplicate SOP Instance (PS3.7 C): the UID is stored with other content. */
+  duplicateDifferent: 0x0111,
 } as const;
 
 interface Outcome {
@@ -113,6 +116,8 @@ async function handleStow(fastify: FastifyInstance, request: FastifyRequest<{ Pa
     } catch (e) {
       await fsp.rm(path, { force: true });
       if (e instanceof InvalidDicomError) return { ...known, failure: FAILURE.unreadable };
+      // Another patient's study, or another object under a stored UID: refused, never dropped silently.
+      if (e instanceof InstanceRefusedError) return { sopClassUid: e.instance.sopClassUid, sopInstanceUid: e.instance.sopInstanceUid, failure: e.reason === 'otherPatient' ? FAILURE.studyMismatch : FAILURE.duplicateDifferent };
       const code = (e as NodeJS.ErrnoException).code;
       if (code && RESOURCE_ERRORS.has(code)) return { ...known, failure: FAILURE.resources };
       request.log.error({ err: e }, 'STOW-RS: storing a part failed');

@@ -44,9 +44,9 @@ export interface ResourceDef<T extends { id?: number }> {
   /** Refuses a list call whose body the resource cannot answer (a required filter missing), before any query. */
   checkList?(request: FastifyRequest, body: ListBody): void;
   /** Replaces the plain paged query of `list` (e.g. a tree that nests children). */
-  listRows?(q: Queryable, body: ListBody, me: AuthContext): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
-  /** One row by id within the caller's scope, or undefined. */
-  get(q: Queryable, id: number, me: AuthContext): Promise<T | undefined>;
+  listRows?(q: Queryable, body: ListBody, me: AuthContext, lang: string): Promise<{ list: Array<Record<string, unknown>>; total: number }>;
+  /** One row by id within the caller's scope, or undefined; `lang` for texts the server writes into it. */
+  get(q: Queryable, id: number, me: AuthContext, lang?: string): Promise<T | undefined>;
   /** Creates or updates (body.id) in a transaction; returns the id. Absent for a read-only resource (no save call). */
   save?(q: Queryable, body: T, me: AuthContext): Promise<number>;
   /** Absent when the resource deletes by calls of its own (no delete call). */
@@ -71,8 +71,8 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     save: { action: 'save', object, id: 'reply', patient },
     delete: { action: 'delete', object, id: 'params.id', patient },
   };
-  const load = async (q: Queryable, id: number, me: AuthContext) => {
-    const row = await def.get(q, id, me);
+  const load = async (q: Queryable, id: number, me: AuthContext, lang?: string) => {
+    const row = await def.get(q, id, me, lang);
     if (!row) throw new AppError(def.notFound);
     return dropNulls(row);
   };
@@ -101,7 +101,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
       def.checkList?.(request, body);
       const me = caller(request);
       const readOnly = regionWide && !hasRegionScope(me.scope) ? { readOnly: true } : {};
-      if (def.listRows) return ok({ ...(await def.listRows(fastify.db, body, me)), ...readOnly });
+      if (def.listRows) return ok({ ...(await def.listRows(fastify.db, body, me, request.lang)), ...readOnly });
       const { list, total } = await runList(fastify.db, def.list, body, me.scope);
       return ok({ list: list.map(dropNulls), total, ...readOnly });
     },
@@ -113,7 +113,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
       config: { permission: `${def.module}:${right.view}`, scoped, audit: audit.detail },
       schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
     },
-    async (request) => ok(await load(fastify.db, request.params.id, caller(request))),
+    async (request) => ok(await load(fastify.db, request.params.id, caller(request), request.lang)),
   );
 
   const { save, remove } = def;

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import Ajv from 'ajv';
 import { SCHEMAS_DIR } from '../paths';
 
 export { SCHEMAS_DIR };
@@ -31,4 +32,21 @@ export function loadSchemas(dir = SCHEMAS_DIR): Array<{ $id: string }> {
     seen.add(s.$id);
   }
   return out;
+}
+
+/**
+ * Checks a declared table of config/ (a workflow, the matching policy) against its
+ * schema when the server starts: returns it typed, or throws one Error listing every
+ * problem, naming the file and the schema.
+ */
+export function checkAgainstSchema<T>(candidate: unknown, schemaId: string, file: string): T {
+  // Fastify's own validator library; formats are not what these tables are about.
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  for (const s of loadSchemas()) ajv.addSchema(s);
+  const validate = ajv.getSchema(schemaId)!;
+  if (!validate(candidate)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw new Error(`${file} does not follow schemas/${schemaId}:\n  ${problems.join('\n  ')}`);
+  }
+  return candidate as T;
 }

@@ -4,7 +4,8 @@
  * entity costs a schema, a view, a registry entry, a migration and locale keys, and
  * no route handler. The five calls come from registerResource (./resource); this
  * module supplies the SQL, derived from the schema:
- * - columns: the entity's top-level scalar properties, camelCase → snake_case
+ * - columns: the entity's top-level scalar properties (and arrays of scalars, as
+ *   PostgreSQL arrays), camelCase → snake_case
  * - written: the properties that are not readOnly; an absent one is stored as its
  *   schema default, else NULL (a save replaces the record, as the form sends it whole)
  * - filters: codes, numbers, booleans and ids by equality, text by substring,
@@ -61,11 +62,12 @@ export const RESOURCES = Object.fromEntries(Object.entries(registry).filter(([k]
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
-/** A list of ids (an integer[] column): the rows of another table a row refers to, such as a device's served hospitals. */
-const isIdList = (f: FieldInfo) => f.type === 'array' && f.items?.type === 'integer';
-const storable = (f: FieldInfo) => SCALARS.has(f.type) || isIdList(f);
+/** A field the table store keeps: a scalar, or an array of scalars (an integer[] or text[] column, such as a device's served hospitals). */
+const storable = (f: FieldInfo) => SCALARS.has(f.type) || (f.type === 'array' && SCALARS.has(f.items?.type ?? ''));
 
-function filterKind(f: FieldInfo): FilterKind {
+function filterKind(f: FieldInfo): FilterKind | undefined {
+  // An array column is shown and written, not searched.
+  if (f.type === 'array') return undefined;
   if (f.format === 'date-time') return 'range';
   if (f.type === 'string' && !f.enum && !f.code) return 'like';
   return 'eq';
@@ -96,12 +98,13 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const model = entityModel(entry.entity ?? resource);
   const fields = model.fields.filter(storable);
   const skipped = model.fields.filter((f) => !storable(f)).map((f) => f.name);
-  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields and id lists only, not ${skipped.join(', ')}`);
+  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields and arrays of scalars only, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
   for (const f of [
     decl.label,
     ...decl.order,
     decl.hospital,
+    ...(decl.hospitalLists ?? []),
     decl.tree,
     ...Object.keys(decl.dictionaries ?? {}),
     ...Object.values(decl.checks ?? {}),
@@ -140,7 +143,7 @@ function listSpec(plan: Omit<TablePlan, 'list'>, where?: string): ListSpec {
     from: `${plan.decl.name} t`,
     select: plan.select,
     columns: Object.fromEntries(plan.fields.map((f) => [f.name, plan.column(f.name)])),
-    filters: Object.fromEntries(plan.fields.filter((f) => !isIdList(f)).map((f) => [f.name, filterKind(f)])),
+    filters: Object.fromEntries(plan.fields.flatMap((f) => (filterKind(f) ? [[f.name, filterKind(f)!]] : []))),
     defaultSort: [...plan.decl.order.map(plan.column), 't.id'].join(', '),
     scope: plan.scope,
     where,
@@ -220,7 +223,8 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       for (const field of decl.hospitalLists ?? []) for (const id of (body[field] as number[] | undefined) ?? []) requireHospital(me.scope, Number(id));
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
-      const values = plan.writable.map((f) => body[f.name] ?? f.default ?? null);
+      // An absent array is an empty one (its column is NOT NULL DEFAULT '{}').
+      const values = plan.writable.map((f) => body[f.name] ?? f.default ?? (f.type === 'array' ? [] : null));
       const columns = plan.writable.map((f) => snake(f.name));
       return checkedOr(decl.checks ?? {}, () =>
         uniqueOr(async () => {

@@ -10,7 +10,7 @@ import type { Db, Queryable, QueryResult } from '../db';
 import type { FileStorage, TempFile } from '../storage';
 import type { LogActor } from '../routes/exam';
 import { HEAD_BYTES, InvalidDicomError, int, parseDicomHeader, readDicomHeader, readHead, str, type DicomHeader, type DicomJson, type HeadHeader } from './dicomFile';
-import { autoMatch, refreshExamImages } from './matching';
+import { autoMatch, logMatch, refreshExamImages } from './matching';
 
 /** Where an instance came from: the device (modality) that sent it, or the user who uploaded it. */
 export interface IngestSource {
@@ -25,6 +25,64 @@ export interface IngestSource {
 
 /** The dataset carries another SOP Instance UID than its sender announced. */
 export class SopInstanceMismatchError extends InvalidDicomError {}
+
+/**
+ * A well-formed instance the archive will not take (issue #15): its SOP Instance UID
+ * is stored already with other content, or its Study Instance UID is stored for
+ * another patient. Nothing of it is kept; the refusal is in image_match_log.
+ */
+export class InstanceRefusedError extends Error {
+  constructor(
+    readonly reason: 'differentContent' | 'otherPatient',
+    message: string,
+    /** The instance refused, for the sender's failure report. */
+    readonly instance: Pick<DicomHeader, 'sopClassUid' | 'sopInstanceUid'>,
+  ) {
+    super(message);
+  }
+}
+
+/** What the archive needs of a sending device: the hospitals it also serves, its default character set. */
+interface DeviceProfile {
+  servedHospitalIds: number[];
+  defaultCharset: string | null;
+}
+const NO_DEVICE: DeviceProfile = { servedHospitalIds: [], defaultCharset: null };
+/** How long a device's profile is reused: a change in /deviceList applies within this. */
+const DEVICE_PROFILE_MS = 5000;
+
+/** The patient an instance names, as the archive compares it with its study's (see samePatient). */
+interface PatientKey {
+  id: string;
+  name: string;
+  sex: string;
+  birth: string;
+}
+
+function patientKey(j: DicomJson): PatientKey {
+  return {
+    id: str(j, '00100020'),
+    name: str(j, '00100010').toLowerCase().replace(/[\s^=.,_-]/g, ''),
+    sex: str(j, '00100040').toUpperCase(),
+    birth: str(j, '00100030'),
+  };
+}
+
+/** The same rule as the study upsert's: same id and name, sex and birth date equal where both have one. */
+function samePatient(a: PatientKey, b: PatientKey): boolean {
+  const either = (x: string, y: string) => !x || !y || x === y;
+  return a.id === b.id && a.name === b.name && either(a.sex, b.sex) && either(a.birth, b.birth);
+}
+
+/** Key order aside, whether two DICOM JSON datasets are the same. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
 
 export interface IngestResult {
   status: 'stored' | 'duplicate';
@@ -54,8 +112,8 @@ interface ReceivedFile {
 
 /** Patient and study module attributes: what a QIDO-RS study result carries. */
 const STUDY_TAGS = [
-  '00080005', '00080020', '00080030', '00080050', '00080090', '00081030', '00100010', '00100020',
-  '00100030', '00100040', '0020000D', '00200010',
+  '00080005', '00080020', '00080030', '00080050', '00080051', '00080090', '00081030', '00100010', '00100020',
+  '00100021', '00100030', '00100040', '0020000D', '00200010',
 ];
 /** Series module attributes for QIDO-RS series results. */
 const SERIES_TAGS = ['00080005', '00080021', '00080031', '00080060', '0008103E', '00081010', '00180015', '0020000E', '00200011'];
@@ -114,6 +172,35 @@ class PreparedStatements {
   }
 }
 
+/** A series indexed lately: its rows, and the patient its study was stored for. */
+interface KnownSeries {
+  studyId: number;
+  seriesId: number;
+  patient: PatientKey;
+}
+
+/** An instance as indexed, with what says whether a copy sent again is the same. */
+interface StoredInstance {
+  instanceId: number;
+  studyId: number;
+  examId: number | null;
+  fileKey: string;
+  metadata: DicomJson;
+  transferSyntaxUid: string;
+  sopClassUid: string;
+}
+
+/**
+ * A SOP Instance UID sent again is the same instance when its attributes (every one
+ * but the pixel data, UIDs and patient included) and its encoding are: then it is
+ * acknowledged as stored. Anything else is another object under a used UID.
+ */
+function assertSameInstance(stored: StoredInstance, header: DicomHeader): void {
+  if (stored.sopClassUid !== header.sopClassUid || stored.transferSyntaxUid !== header.transferSyntaxUid || !sameJson(stored.metadata, JSON.parse(JSON.stringify(header.json)))) {
+    throw new InstanceRefusedError('differentContent', `SOP Instance UID ${header.sopInstanceUid} is stored already with other content`, header);
+  }
+}
+
 export class Archive {
   /** `db` is a getter: the app builds the archive while its database still opens. */
   constructor(
@@ -130,6 +217,22 @@ export class Archive {
 
   private get db(): Db {
     return this.getDb();
+  }
+
+  private readonly devices = new Map<number, { at: number; profile: Promise<DeviceProfile> }>();
+
+  /** The sending device's profile, read at most every few seconds per device. */
+  private device(deviceId: number | null | undefined): Promise<DeviceProfile> {
+    if (!deviceId) return Promise.resolve(NO_DEVICE);
+    const cached = this.devices.get(deviceId);
+    if (cached && Date.now() - cached.at < DEVICE_PROFILE_MS) return cached.profile;
+    const profile = this.db
+      .query<DeviceProfile>('SELECT served_hospital_ids AS "servedHospitalIds", default_charset AS "defaultCharset" FROM device WHERE id = $1', [deviceId])
+      .then((r) => r.rows[0] ?? NO_DEVICE);
+    if (this.devices.size >= 1000) this.devices.clear();
+    this.devices.set(deviceId, { at: Date.now(), profile });
+    profile.catch(() => this.devices.delete(deviceId));
+    return profile;
   }
 
   /** A fresh temporary path to write a received file to before storeFile. */
@@ -165,7 +268,7 @@ export class Archive {
    * InvalidDicomError for a dataset that cannot be archived.
    */
   async storeFile(tmpPath: string, source: IngestSource): Promise<IngestResult> {
-    return this.ingest(tmpPath, source, () => readDicomHeader(tmpPath));
+    return this.ingest(tmpPath, source, (charset) => readDicomHeader(tmpPath, charset));
   }
 
   /**
@@ -186,9 +289,10 @@ export class Archive {
       const { bytesRead } = await handle.read(buffer, 0, length, position);
       return buffer.subarray(0, bytesRead);
     };
-    const header = async () => {
+    const header = async (charset: string | null) => {
       try {
-        return await parseDicomHeader({ size, head, read }, file.early);
+        // The header read early did not know the device's character set.
+        return await parseDicomHeader({ size, head, read }, charset ? undefined : file.early, charset);
       } finally {
         await handle?.close();
       }
@@ -199,12 +303,14 @@ export class Archive {
   private async ingest(
     tmpPath: string,
     source: IngestSource,
-    readHeader: () => Promise<DicomHeader>,
+    readHeader: (charset: string | null) => Promise<DicomHeader>,
     known: { size?: number; synced?: boolean; placed?: string } = {},
   ): Promise<IngestResult> {
     let consumed = false;
+    const device = await this.device(source.deviceId);
+    let header: DicomHeader | undefined;
     try {
-      const header = await readHeader();
+      header = await readHeader(device.defaultCharset);
       if (source.expectSopInstanceUid && header.sopInstanceUid !== source.expectSopInstanceUid) {
         throw new SopInstanceMismatchError('SOP Instance UID differs from the command');
       }
@@ -218,23 +324,33 @@ export class Archive {
         await this.arriving.get(key)?.catch(() => undefined);
         const found = await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid);
         if (found) {
-          const { fileKey: _, ...existing } = found;
+          assertSameInstance(found, header);
+          const { fileKey: _, metadata: __, ...existing } = found;
           return { status: 'duplicate', header, ...existing };
         }
         // A file without an index row: left by a crash between the two, never acknowledged.
         stored = (await this.storage.putFile(key, tmpPath, known))!;
       }
       consumed = true;
-      const indexed = await this.index(header, key, stored.size, source);
+      const indexed = await this.index(header, key, stored.size, source, device);
       return { header, ...indexed };
+    } catch (e) {
+      if (e instanceof InstanceRefusedError && header) {
+        await logMatch(this.db, {
+          hospitalId: source.hospitalId, studyUid: header.studyUid, sopInstanceUid: header.sopInstanceUid, action: 'refuseInstance', rule: e.reason,
+          detail: { message: e.message, patient: patientKey(header.json) }, actor: { userId: source.userId ?? null, name: source.sender },
+        }).catch(() => undefined);
+      }
+      throw e;
     } finally {
       if (!consumed) await fsp.rm(tmpPath, { force: true });
     }
   }
 
   private async findInstance(q: Queryable, hospitalId: number, sopInstanceUid: string) {
-    const { rows } = await q.query<{ instanceId: number; studyId: number; examId: number | null; fileKey: string }>(
-      `SELECT i.id AS "instanceId", i.study_id AS "studyId", s.exam_id AS "examId", i.file_key AS "fileKey"
+    const { rows } = await q.query<StoredInstance>(
+      `SELECT i.id AS "instanceId", i.study_id AS "studyId", s.exam_id AS "examId", i.file_key AS "fileKey",
+              i.metadata, i.transfer_syntax_uid AS "transferSyntaxUid", i.sop_class_uid AS "sopClassUid"
          FROM dicom_instance i JOIN dicom_study s ON s.id = i.study_id
         WHERE i.hospital_id = $1 AND i.sop_instance_uid = $2`,
       [hospitalId, sopInstanceUid],
@@ -248,9 +364,9 @@ export class Archive {
    * study's and series' rows are not looked up by UID again). A row deleted meanwhile
    * makes that insert fail on its foreign key, and the full path runs.
    */
-  private readonly knownSeries = new Map<string, { studyId: number; seriesId: number }>();
+  private readonly knownSeries = new Map<string, KnownSeries>();
 
-  private rememberSeries(key: string, ids: { studyId: number; seriesId: number }): void {
+  private rememberSeries(key: string, ids: KnownSeries): void {
     if (this.knownSeries.size >= 1000) this.knownSeries.clear();
     this.knownSeries.set(key, ids);
   }
@@ -264,10 +380,12 @@ export class Archive {
    * automatic match) and the rare race of two senders storing the same instance at
    * once follow in statements of their own.
    */
-  private async index(header: DicomHeader, key: string, size: number, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
+  private async index(header: DicomHeader, key: string, size: number, source: IngestSource, device: DeviceProfile): Promise<Omit<IngestResult, 'header'>> {
     const seriesKey = `${source.hospitalId}/${header.studyUid}/${header.seriesUid}`;
     const known = this.knownSeries.get(seriesKey);
-    if (known) {
+    const patient = patientKey(header.json);
+    // Another patient under a known series takes the full path, which refuses it.
+    if (known && samePatient(known.patient, patient)) {
       const indexed = await this.indexKnownSeries(known, header, key, size, source).catch((e: { code?: string }) => {
         // 23503: the study or series is gone (deleted since).
         if (e?.code === '23503') return undefined;
@@ -287,8 +405,14 @@ export class Archive {
                                   instance_count, total_bytes, series_count, modalities)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, 1, $16, 1,
                  CASE WHEN $18::text IS NULL THEN '{}'::text[] ELSE ARRAY[$18::text] END)
+         -- A stored study takes instances of its own patient only (samePatient's rule):
+         -- for another one nothing is returned, and nothing below happens.
          ON CONFLICT (hospital_id, study_uid) DO UPDATE
            SET instance_count = dicom_study.instance_count + 1, total_bytes = dicom_study.total_bytes + excluded.total_bytes, updated_at = now()
+           WHERE coalesce(dicom_study.patient_id, '') = coalesce(excluded.patient_id, '')
+             AND regexp_replace(lower(coalesce(dicom_study.patient_name, '')), '[[:space:]^=.,_-]', '', 'g') = regexp_replace(lower(coalesce(excluded.patient_name, '')), '[[:space:]^=.,_-]', '', 'g')
+             AND (coalesce(dicom_study.patient_sex, '') = '' OR coalesce(excluded.patient_sex, '') = '' OR upper(dicom_study.patient_sex) = upper(excluded.patient_sex))
+             AND (coalesce(dicom_study.patient_birth_date, '') = '' OR coalesce(excluded.patient_birth_date, '') = '' OR dicom_study.patient_birth_date = excluded.patient_birth_date)
          RETURNING id, exam_id, (xmax = 0) AS inserted),
        se AS (
          INSERT INTO dicom_series (study_id, series_uid, modality, series_number, series_description, body_part, station_name, series_date, series_time,
@@ -310,9 +434,9 @@ export class Archive {
        -- accession number, study UID or patient id (matching.ts narrows this down). Most
        -- studies of a modality without worklist have none, and skip the match's queries.
        SELECT st.id AS study_id, se.id AS series_id, st.exam_id, st.inserted AS study_inserted, se.inserted AS series_inserted, (SELECT id FROM ins) AS instance_id,
-              st.inserted AND (EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = $1 AND x.exam_code = $9)
-                               OR EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = $1 AND x.study_uid = $2)
-                               OR EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = $1 AND x.patient_id = $3)) AS may_match
+              st.inserted AND (EXISTS (SELECT 1 FROM exam x WHERE x.exam_code = $9)
+                               OR EXISTS (SELECT 1 FROM exam x WHERE x.study_uid = $2)
+                               OR EXISTS (SELECT 1 FROM exam x WHERE x.hospital_id = ANY($36::int[]) AND x.patient_id = $3)) AS may_match
          FROM st, se`,
       [
         source.hospitalId, header.studyUid, str(j, '00100020'), str(j, '00100010'), str(j, '00100030'), str(j, '00100040'),
@@ -322,9 +446,15 @@ export class Archive {
         str(j, '00080021'), str(j, '00080031'), JSON.stringify(pick(j, SERIES_TAGS)),
         header.sopInstanceUid, header.sopClassUid, header.transferSyntaxUid, int(j, '00200013') ?? null,
         int(j, '00280010') ?? null, int(j, '00280011') ?? null, int(j, '00280008') ?? 1, int(j, '00280100') ?? null, key, JSON.stringify(j),
+        `{${[source.hospitalId, ...device.servedHospitalIds].join(',')}}`,
       ],
     );
     const row = rows[0];
+    if (!row) {
+      // The study is stored for another patient: this instance is not appended to it.
+      await this.storage.delete(key);
+      throw new InstanceRefusedError('otherPatient', `Study Instance UID ${header.studyUid} is stored for another patient`, header);
+    }
     if (row.instance_id === null) {
       // Another sender stored the same instance a moment ago (same key, same file), or the
       // UID is already stored under another study: take the counts back, and the rows
@@ -336,14 +466,14 @@ export class Archive {
       if (row.exam_id) await this.db.query('UPDATE exam SET instance_count = instance_count - 1 WHERE id = $1', [row.exam_id]);
       return this.storedBefore(header, key, source);
     }
-    this.rememberSeries(seriesKey, { studyId: row.study_id, seriesId: row.series_id });
+    this.rememberSeries(seriesKey, { studyId: row.study_id, seriesId: row.series_id, patient });
     let examId = row.exam_id;
     if (row.study_inserted) {
-      // A new study (its first series counted at insert): matched on arrival, when an exam might take it.
+      // A new study (its first series counted at insert): judged by the matching policy on
+      // arrival, when an exam might take it.
       if (row.may_match) {
         const actor: LogActor = { userId: source.userId ?? null, name: source.sender };
-        const keys = { hospitalId: source.hospitalId, studyUid: header.studyUid, accessionNumber: str(j, '00080050'), patientId: str(j, '00100020'), studyDate: str(j, '00080020'), modalities: modality ? [modality] : [] };
-        examId = (await autoMatch(this.db, row.study_id, keys, actor)) ?? null;
+        examId = (await autoMatch(this.db, row.study_id, actor)) ?? null;
       }
     } else if (row.series_inserted) {
       examId = await this.db.tx(async (q) => {
@@ -363,7 +493,7 @@ export class Archive {
   }
 
   /** The instance row for a series indexed lately, the counts of its series, study and matched exam: one statement. */
-  private async indexKnownSeries(known: { studyId: number; seriesId: number }, header: DicomHeader, key: string, size: number, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
+  private async indexKnownSeries(known: KnownSeries, header: DicomHeader, key: string, size: number, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
     const j = header.json;
     const { rows } = await this.statements.query<{ instance_id: number | null; exam_id: number | null }>(
       this.db,
@@ -392,11 +522,13 @@ export class Archive {
     return { status: 'stored', studyId: known.studyId, instanceId: row.instance_id, examId: row.exam_id };
   }
 
-  /** The instance as indexed before (a duplicate found at indexing time). */
+  /** The instance as indexed before (a duplicate found at indexing time), when this copy is the same. */
   private async storedBefore(header: DicomHeader, key: string, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
-    const { fileKey, ...existing } = (await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid))!;
+    const found = (await this.findInstance(this.db, source.hospitalId, header.sopInstanceUid))!;
+    const { fileKey, metadata: _, transferSyntaxUid: __, sopClassUid: ___, ...existing } = found;
     // The instance stored before under other study or series UIDs keeps its file; this copy goes.
     if (fileKey !== key) await this.storage.delete(key);
+    assertSameInstance(found, header);
     return { status: 'duplicate', ...existing };
   }
 }

@@ -6,6 +6,7 @@
  */
 import fsp from 'node:fs/promises';
 import * as dcmjs from 'dcmjs';
+import { decodeDataset, decodesHere, findCharsetValue } from './charset';
 
 const { DicomMessage } = dcmjs.data;
 // dcmjs warns on every private or unknown tag it meets; the archive reports what matters itself.
@@ -143,15 +144,28 @@ const EXPLICIT_VR_BIG_ENDIAN = '1.2.840.10008.1.2.2';
 const IMPLICIT_VR_LITTLE_ENDIAN = '1.2.840.10008.1.2';
 const NATIVE_SYNTAXES = new Set([IMPLICIT_VR_LITTLE_ENDIAN, '1.2.840.10008.1.2.1', EXPLICIT_VR_BIG_ENDIAN]);
 
-function parse(buffer: Buffer, stopAtPixels: boolean): { meta: Record<string, any>; dict: Record<string, any> } {
-  const ab = buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.length);
+/**
+ * dcmjs's parse, strict. A dataset in a character set charset.ts decodes (a Chinese
+ * one, several terms, or none declared and the sending device's default) is parsed
+ * from a copy whose (0008,0005) is blanked, so dcmjs reads text one byte per
+ * character; `charset` then says how to decode it.
+ */
+function parse(buffer: Buffer, stopAtPixels: boolean, deviceCharset?: string | null): { meta: Record<string, any>; dict: Record<string, any>; charset?: string } {
+  const declared = findCharsetValue(buffer);
+  const charset = decodesHere(declared?.value, deviceCharset);
+  let input = buffer;
+  if (charset && declared) {
+    input = Buffer.from(buffer);
+    input.fill(0x20, declared.offset, declared.offset + declared.length);
+  }
+  const ab = input.buffer.slice(input.byteOffset, input.byteOffset + input.length);
   const parsed = DicomMessage.readFile(ab, {
     ignoreErrors: false,
     untilTag: stopAtPixels ? PIXEL_DATA : null,
     includeUntilTagValue: false,
     noCopy: true,
   });
-  return { meta: parsed.meta, dict: parsed.dict };
+  return { meta: parsed.meta, dict: parsed.dict, charset };
 }
 
 /** Explicit VRs whose length is 32 bits (after two reserved bytes). */
@@ -241,12 +255,12 @@ async function readRange(handle: fsp.FileHandle, position: number, length: numbe
  * pixel data (when present) complete. Reads the first 64 KB, more only when the header
  * is longer; a file without pixel data is parsed whole (up to 256 MB).
  */
-export async function readDicomHeader(path: string): Promise<DicomHeader> {
+export async function readDicomHeader(path: string, deviceCharset?: string | null): Promise<DicomHeader> {
   const handle = await fsp.open(path, 'r');
   try {
     const { size } = await handle.stat();
     const head = await readRange(handle, 0, Math.min(size, HEAD_BYTES));
-    return await parseDicomHeader({ size, head, read: (position, length) => readRange(handle, position, length) });
+    return await parseDicomHeader({ size, head, read: (position, length) => readRange(handle, position, length) }, undefined, deviceCharset);
   } finally {
     await handle.close();
   }
@@ -265,10 +279,10 @@ export interface HeadHeader {
  * Throws InvalidDicomError for a header that cannot be archived. The pixel data is
  * not checked here (parseDicomHeader does, once the file is whole).
  */
-export function readHead(head: Buffer, size: number): HeadHeader | undefined {
-  let parsed: { meta: Record<string, any>; dict: Record<string, any> };
+export function readHead(head: Buffer, size: number, deviceCharset?: string | null): HeadHeader | undefined {
+  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(head, true);
+    parsed = parse(head, true, deviceCharset);
   } catch (e) {
     if (head.length >= size) throw new InvalidDicomError(`unreadable dataset: ${(e as Error).message}`);
     return undefined;
@@ -280,7 +294,16 @@ export function readHead(head: Buffer, size: number): HeadHeader | undefined {
   const { meta, dict } = parsed;
   const transferSyntaxUid = String(meta['00020010']?.Value?.[0] ?? '').replace(/\0/g, '').trim();
   if (!transferSyntaxUid) throw new InvalidDicomError('no transfer syntax in the meta header');
-  const json = toDicomJson(dict);
+  let json: DicomJson;
+  if (parsed.charset) {
+    delete dict['00080005'];
+    json = toDicomJson(dict);
+    decodeDataset(json, parsed.charset);
+    // Decoded: the archive's JSON is Unicode, as for every other dataset dcmjs reads.
+    json['00080005'] = { vr: 'CS', Value: ['ISO_IR 192'] };
+  } else {
+    json = toDicomJson(dict);
+  }
   const header: DicomHeader = {
     transferSyntaxUid,
     sopClassUid: str(json, '00080016') || String(meta['00020002']?.Value?.[0] ?? '').trim(),
@@ -301,13 +324,13 @@ export function readHead(head: Buffer, size: number): HeadHeader | undefined {
  * already read from the file's first bytes (the listener reads it while the rest of
  * the file arrives).
  */
-export async function parseDicomHeader(source: HeaderSource, read?: HeadHeader): Promise<DicomHeader> {
+export async function parseDicomHeader(source: HeaderSource, read?: HeadHeader, deviceCharset?: string | null): Promise<DicomHeader> {
   const { size } = source;
   if (size < 132) throw new InvalidDicomError('file too short for a DICOM header');
   let found = read;
   // Headers are a few KB; a long private sequence or an icon makes one longer.
   for (let head = source.head.subarray(0, Math.min(size, HEAD_BYTES)); !found; ) {
-    found = readHead(head, size);
+    found = readHead(head, size, deviceCharset);
     if (found) break;
     const more = Math.min(size, head.length * 4);
     if (more > FULL_PARSE_MAX) throw new InvalidDicomError('header larger than 256 MB');

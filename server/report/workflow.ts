@@ -7,14 +7,13 @@
  * text definition of common.json, every code is in the catalogue, and an action's
  * transitions never start from the same state twice. Reads no database.
  */
-import Ajv from 'ajv';
 import table from '../../config/workflows/report.json';
 import reportStateCodes from '../../schemas/codes/reportState.json';
 import common from '../../schemas/common.json';
 import type { Action, ReportWorkflow } from '../../src/types/generated/reportWorkflow';
 import { assertPermissionKey } from '../identity/access';
 import { errorCatalogue } from '../../config/errors';
-import { loadSchemas } from '../lib/schemas';
+import { checkAgainstSchema } from '../lib/schemas';
 import { EFFECTS, GUARDS } from './guards';
 
 export type { Action, ReportWorkflow };
@@ -29,15 +28,7 @@ export function actionKeys(action: Action): string[] {
  * problem. Exported for the unit test, which feeds it broken tables.
  */
 export function checkWorkflow(candidate: unknown): ReportWorkflow {
-  // Fastify's own validator library; formats are not what this table is about.
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-  for (const s of loadSchemas()) ajv.addSchema(s);
-  const validate = ajv.getSchema('reportWorkflow.json')!;
-  if (!validate(candidate)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
-    throw new Error(`config/workflows/report.json does not follow schemas/reportWorkflow.json:\n  ${problems.join('\n  ')}`);
-  }
-  const w = candidate as ReportWorkflow;
+  const w = checkAgainstSchema<ReportWorkflow>(candidate, 'reportWorkflow.json', 'config/workflows/report.json');
   const problems: string[] = [];
   const codes = new Set(Object.keys(errorCatalogue.codes));
   const stateValues = w.states.map((s) => s.value);

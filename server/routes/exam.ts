@@ -3,9 +3,11 @@
  * calls (registerResource, with registration's own rights: view, add, modifyExam,
  * deleteExam) plus the state actions check-in, terminate, restore (cancel the
  * termination), hide, and a patient's history. Every save and action runs in one
- * transaction and writes an exam_log row; patient identifiers are masked on the way
- * out when grade safety is on (./gradeSafety.ts). Touches the exam, exam_item_line,
- * exam_log and exam_code_counter tables; reads org, device, exam_item and organ.
+ * transaction and writes an exam_log row; registering an exam or changing it judges
+ * the unmatched studies that may be its again (server/pacs/matching.ts). Patient
+ * identifiers are masked on the way out when grade safety is on (./gradeSafety.ts).
+ * Touches the exam, exam_item_line, exam_log, exam_code_counter and
+ * exam_code_region_counter tables; reads org, device, exam_item and organ.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
@@ -22,6 +24,7 @@ import { ageFromBirthDate, birthDateOfIdCard, dayKey, formatExamCode, formatPati
 import { caller } from '../plugins/auth';
 import { rowMasker } from './gradeSafety';
 import { renderedPathSql } from '../pacs/thumbnail';
+import { rematchForExam } from '../pacs/matching';
 import type { Exam } from '../../src/types/generated/entities/exam';
 
 /** Exam states of codes/examState.json. */
@@ -186,6 +189,20 @@ export async function writeLog(q: Queryable, exam: { id: number; hospital_id: nu
   ]);
 }
 
+/**
+ * Next exam number of the day across the region (exam codes are DICOM Accession
+ * Numbers, unique in the region: issue #15), in the caller's transaction.
+ */
+async function nextExamNumber(q: Queryable, day: string): Promise<number> {
+  const { rows } = await q.query<{ last: number }>(
+    `INSERT INTO exam_code_region_counter (day, last) VALUES ($1, 1)
+     ON CONFLICT (day) DO UPDATE SET last = exam_code_region_counter.last + 1
+     RETURNING last`,
+    [day],
+  );
+  return rows[0].last;
+}
+
 /** Next number of a daily counter, in the caller's transaction (concurrent callers queue on the counter row). */
 export async function nextCounter(q: Queryable, hospitalId: number, kind: 'exam' | 'patient', day: string): Promise<number> {
   const { rows } = await q.query<{ last: number }>(
@@ -343,7 +360,7 @@ async function createExam(q: Queryable, body: Exam, me: AuthContext): Promise<nu
   const now = new Date();
   const { columns, lines } = await examColumns(q, body, now);
   const day = dayKey(now);
-  const examCode = formatExamCode(day, await nextCounter(q, body.hospitalId, 'exam', day));
+  const examCode = formatExamCode(day, await nextExamNumber(q, day));
   const patientId = body.patientId || formatPatientId(day, await nextCounter(q, body.hospitalId, 'patient', day));
   const appointed = columns.appointment === true;
   Object.assign(columns, {
@@ -371,6 +388,8 @@ async function createExam(q: Queryable, body: Exam, me: AuthContext): Promise<nu
   const id = rows[0].id;
   await writeLines(q, id, lines);
   await writeLog(q, { id, hospital_id: body.hospitalId, exam_code: examCode }, appointed ? 'appointExam' : 'registerExam', me, { patientId, items: lines.map((l) => l.itemName) });
+  // Images that came before the exam was registered are its now, if the policy says so.
+  await rematchForExam(q, id, me);
   return id;
 }
 
@@ -397,6 +416,8 @@ async function updateExam(q: Queryable, body: Exam & { id: number }, me: AuthCon
   await writeLines(q, body.id, lines);
   // Booking details changing before arrival is the spec's "modify booking".
   await writeLog(q, before, before.appointment && !before.arrived_at ? 'modifyBooking' : 'updateExam', me, { changed });
+  // Corrected identifiers may now agree with studies waiting for review.
+  if (changed.length) await rematchForExam(q, body.id, me);
   return body.id;
 }
 

@@ -17,7 +17,7 @@ import { runList, type ListSpec } from '../lib/list';
 import { caller } from '../plugins/auth';
 import { dayKey } from '../lib/examRules';
 import { renderedPathSql } from '../pacs/thumbnail';
-import { assertImageChange, candidateExams, linkStudy, refreshExamImages, unlinkStudy } from '../pacs/matching';
+import { assertImageChange, compareWithExam, evaluate, linkStudy, refreshExamImages, reviewText, studyServesHospital, unlinkStudy, type Review } from '../pacs/matching';
 import { examRow, writeLog } from './exam';
 import type { Study } from '../../src/types/generated/entities/study';
 
@@ -28,7 +28,8 @@ const STUDY_SELECT = `s.id, s.hospital_id AS "hospitalId", o.name AS "hospitalNa
   s.patient_id AS "patientId", s.patient_name AS "patientName", s.patient_sex AS "patientSex", s.patient_birth_date AS "patientBirthDate",
   s.study_date AS "studyDate", s.study_time AS "studyTime", s.accession_number AS "accessionNumber", s.study_description AS "studyDescription",
   array_to_string(s.modalities, ',') AS modality, s.series_count AS "seriesCount", s.instance_count AS "instanceCount",
-  s.total_bytes::float8 AS "totalBytes", s.source_ae AS "sourceAe", s.received_at AS "receivedAt"`;
+  s.total_bytes::float8 AS "totalBytes", s.source_ae AS "sourceAe", s.received_at AS "receivedAt",
+  (s.exam_id IS NULL AND s.match_review IS NOT NULL) AS review, CASE WHEN s.exam_id IS NULL THEN s.match_review END AS "matchReview"`;
 const STUDY_FROM = 'dicom_study s JOIN org o ON o.id = s.hospital_id LEFT JOIN exam e ON e.id = s.exam_id';
 
 const studyList: ListSpec = {
@@ -54,6 +55,8 @@ const studyList: ListSpec = {
       `(s.study_date >= split_part(${p}::text, '~', 1) AND (split_part(${p}::text, '~', 2) = '' OR s.study_date < split_part(${p}::text, '~', 2)))`,
     modality: (p) => `${p}::text = ANY(s.modalities)`,
     matched: (p) => `((s.exam_id IS NOT NULL) = (${p}::text = 'true'))`,
+    // The review queue: unmatched studies the matching policy could not link, with its reason.
+    review: (p) => `((s.exam_id IS NULL AND s.match_review IS NOT NULL) = (${p}::text = 'true'))`,
   },
   defaultSort: 's.received_at DESC, s.id DESC',
   scope: studyScope,
@@ -116,6 +119,16 @@ async function deleteInstances(q: Queryable, study: StudyRow, where: string, par
   return rows.map((r) => r.file_key);
 }
 
+/**
+ * A study row as the screens get it: the review reason in the reader's language
+ * (the policy's words, server/pacs/matching.ts), and not the structure behind it.
+ */
+function withReviewReason(row: Record<string, unknown>, language: string): Record<string, unknown> {
+  const { matchReview, ...rest } = row;
+  const text = row.examId ? undefined : reviewText((matchReview as Review | null) ?? { reason: 'noExam' }, language);
+  return dropNulls({ ...rest, reviewReason: text });
+}
+
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const anyReply = replies({ type: 'object', additionalProperties: true });
 
@@ -129,7 +142,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
     entity: 'entities/study.json',
     notFound: 'PACS100',
     list: studyList,
-    async listRows(q, body, me) {
+    async listRows(q, body, me, language) {
       // The list sends ISO dates [from, to); the filter wants one text parameter of DICOM dates.
       const filters = { ...(body.filters ?? {}) };
       if (Array.isArray(filters.studyDate)) {
@@ -144,16 +157,37 @@ export async function studyRoutes(fastify: FastifyInstance) {
         filters.studyDate = `${from ?? ''}~${to ?? ''}`;
       }
       const { list, total } = await runList(q, studyList, { ...body, filters }, me.scope);
-      return { list: list.map(dropNulls), total };
+      return { list: list.map((row) => withReviewReason(row, language)), total };
     },
-    async get(q, id, me) {
+    async get(q, id, me, language = 'zh-CN') {
       const params: unknown[] = [id];
       const { rows } = await q.query<Study>(`SELECT ${STUDY_SELECT} FROM ${STUDY_FROM} WHERE s.id = $1 AND ${scopeSql(me.scope, studyScope, params)}`, params);
       if (!rows[0]) return undefined;
       const series = await seriesOf(q, [id]);
-      return { ...rows[0], series: series.map(({ studyId, ...rest }) => dropNulls(rest)) } as Study;
+      return { ...withReviewReason(rows[0] as never, language), series: series.map(({ studyId, ...rest }) => dropNulls(rest)) } as Study;
     },
   });
+
+  /**
+   * The technician's count of the review queue: unmatched studies in the caller's
+   * scope that the matching policy could not link (the list's `review` filter shows them).
+   */
+  fastify.get(
+    '/study/review/count',
+    {
+      config: { permission: 'image:view' },
+      schema: { tags: ['pacs'], summary: 'How many received studies wait on the review queue, within the data scope', response: anyReply },
+    },
+    async (request) => {
+      const me = caller(request);
+      const params: unknown[] = [];
+      const { rows } = await fastify.db.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM dicom_study s WHERE s.exam_id IS NULL AND s.match_review IS NOT NULL AND ${scopeSql(me.scope, studyScope, params)}`,
+        params,
+      );
+      return ok({ count: rows[0].count });
+    },
+  );
 
   /**
    * Deletes a whole study, one series of it, or one image (spec: "delete images or
@@ -218,18 +252,27 @@ export async function examImageRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const me = caller(request);
-      await examRow(fastify.db, request.params.id, me);
+      const exam = await examRow(fastify.db, request.params.id, me);
       const params: unknown[] = [request.params.id];
       const { rows } = await fastify.db.query<Study & { id: number }>(
         `SELECT ${STUDY_SELECT} FROM ${STUDY_FROM} WHERE s.exam_id = $1 AND ${scopeSql(me.scope, studyScope, params)} ORDER BY s.study_date, s.id`,
         params,
       );
-      const series = await seriesOf(fastify.db, rows.map((r) => r.id));
-      const list = rows.map((study) => ({
-        ...dropNulls(study as unknown as Record<string, unknown>),
+      // The review queue's studies that name this exam: the policy's closest candidate, or one of several.
+      const reviewParams: unknown[] = [String(exam.id), JSON.stringify(exam.exam_code)];
+      const waiting = await fastify.db.query<Study & { id: number }>(
+        `SELECT ${STUDY_SELECT} FROM ${STUDY_FROM}
+          WHERE s.exam_id IS NULL AND (s.match_review ->> 'examId' = $1 OR coalesce(s.match_review -> 'examCodes', '[]'::jsonb) @> $2::jsonb)
+            AND ${scopeSql(me.scope, studyScope, reviewParams)} ORDER BY s.received_at DESC, s.id DESC LIMIT 50`,
+        reviewParams,
+      );
+      const series = await seriesOf(fastify.db, [...rows, ...waiting.rows].map((r) => r.id));
+      const withSeries = (study: Study & { id: number }) => ({
+        ...withReviewReason(study as unknown as Record<string, unknown>, request.lang),
         series: series.filter((se) => se.studyId === study.id).map(({ studyId, ...rest }) => dropNulls(rest)),
-      }));
-      return ok({ list, total: list.length });
+      });
+      const list = rows.map(withSeries);
+      return ok({ list, total: list.length, review: waiting.rows.map(withSeries) });
     },
   );
 
@@ -252,9 +295,11 @@ export async function examImageRoutes(fastify: FastifyInstance) {
         const exam = await examRow(q, request.params.id, me, true);
         const study = await studyRow(q, request.body.studyId, me, true);
         if (study.exam_id) throw new AppError('RIS108');
-        if (study.hospital_id !== exam.hospital_id) throw new AppError('RIS104');
+        if (!(await studyServesHospital(q, study.id, exam.hospital_id))) throw new AppError('RIS104');
         assertImageChange(exam as never, 'link');
-        await linkStudy(q, study.id, study.study_uid, exam as never, 'manual', me);
+        // A person decides over the policy; the log keeps what disagreed.
+        const compared = await compareWithExam(q, study.id, exam.id);
+        await linkStudy(q, study.id, study.study_uid, exam as never, 'manual', me, { rule: 'manual', compared: compared?.compared, disagreements: compared?.disagreements });
       });
       return ok({ examId: request.params.id, studyId: request.body.studyId });
     },
@@ -275,24 +320,22 @@ export async function examImageRoutes(fastify: FastifyInstance) {
       const studyId = await fastify.db.tx(async (q) => {
         const exam = await examRow(q, request.params.id, me, true);
         assertImageChange(exam as never, 'link');
-        const found = await q.query<{ id: number; study_uid: string; accession_number: string; patient_id: string; study_date: string; modalities: string[] }>(
-          `SELECT s.id, s.study_uid, s.accession_number, s.patient_id, s.study_date, s.modalities FROM dicom_study s
-            WHERE s.hospital_id = $1 AND s.exam_id IS NULL
+        const found = await q.query<{ id: number; study_uid: string }>(
+          `SELECT s.id, s.study_uid FROM dicom_study s LEFT JOIN device d ON d.id = s.source_device_id
+            WHERE (s.hospital_id = $1 OR $1 = ANY(d.served_hospital_ids)) AND s.exam_id IS NULL
               AND (s.accession_number = $2 OR s.study_uid = $3 OR s.patient_id = $4)
-            ORDER BY s.id FOR UPDATE`,
+            ORDER BY s.id FOR UPDATE OF s`,
           [exam.hospital_id, exam.exam_code, exam.study_uid, exam.patient_id],
         );
-        // Each unmatched study of the patient is put through the archive's rules; it belongs
-        // here when this exam is its only candidate by the first rule that finds any.
-        const mine: typeof found.rows = [];
+        // Each unmatched study of the patient goes through the matching policy; it belongs
+        // here when the policy would link it to this exam.
+        const mine: Array<{ id: number; study_uid: string; rule: string; compared: string[] }> = [];
         for (const s of found.rows) {
-          const { exams } = await candidateExams(q, {
-            hospitalId: exam.hospital_id, studyUid: s.study_uid, accessionNumber: s.accession_number ?? '', patientId: s.patient_id ?? '', studyDate: s.study_date ?? '', modalities: s.modalities,
-          });
-          if (exams.length === 1 && exams[0].id === exam.id) mine.push(s);
+          const decision = (await evaluate(q, s.id))?.decision;
+          if (decision && 'link' in decision && decision.link.id === exam.id) mine.push({ ...s, rule: decision.rule, compared: decision.compared });
         }
         if (mine.length !== 1) throw new AppError('RIS107');
-        await linkStudy(q, mine[0].id, mine[0].study_uid, exam as never, 'manual', me);
+        await linkStudy(q, mine[0].id, mine[0].study_uid, exam as never, 'manual', me, { rule: mine[0].rule, compared: mine[0].compared });
         return mine[0].id;
       });
       return ok({ examId: request.params.id, studyId });

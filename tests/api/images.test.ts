@@ -58,9 +58,10 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
     expect(r.body.status).toBe('0');
     return r.body.data as { id: number; examCode: string; patientId: string; hospitalId: number };
   };
-  /** A study of `count` instances (one series) received from A_CT1; returns its row id. */
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+  /** A study of `count` instances (one series) received from A_CT1, of the patient register() names, today; returns its row id. */
   const receive = async (opts: Parameters<typeof syntheticSeries>[0] = {}) => {
-    const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.7${++root}`, count: 2, ...opts });
+    const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.7${++root}`, count: 2, patientName: '王五', patientNameEn: 'Wang^Wu', sex: 'M', studyDate: today, ...opts });
     for (const inst of series.instances) await p.app.archive.storeBuffer(inst.bytes, { hospitalId: device.hospital_id, deviceId: device.id, sender: 'A_CT1' });
     const id = (await p.db.query<{ id: number }>('SELECT id FROM dicom_study WHERE study_uid = $1', [series.studyUid])).rows[0].id;
     return { id, series };
@@ -70,7 +71,7 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
   const setReport = (id: number, state: number, sent = false) => p.db.query('UPDATE exam SET report_state = $2, sent_to_superior = $3 WHERE id = $1', [id, state, sent]);
 
   test('image record lists received studies in scope; detail has series with a thumbnail', async () => {
-    const { id, series } = await receive({ patientId: 'REC1' });
+    const { id, series } = await receive({ patientId: 'REC1', patientName: '张三', patientNameEn: 'Zhang^San', studyDate: '20261120' });
     const list = await call('POST', '/api/pacs/v1/study/list', tech, { filters: { patientId: 'REC1', matched: false } });
     expect(list.body.data.total).toBe(1);
     expect(list.body.data.list[0]).toMatchObject({ id, studyUid: series.studyUid, matched: false, modality: 'CT', seriesCount: 1, instanceCount: 2, sourceAe: 'A_CT1' });
@@ -101,8 +102,7 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
     // A study that arrived before its exam was registered (no accession, the patient's id): found from the exam.
     const late = await register({ patientId: `LATE${kind}` });
     await p.db.query('UPDATE exam SET exam_state = 1 WHERE id = $1', [late.id]);
-    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
-    const { id: lateStudy } = await receive({ patientId: `LATE${kind}x`, studyDate: today });
+    const { id: lateStudy } = await receive({ patientId: `LATE${kind}x` });
     await p.db.query('UPDATE dicom_study SET patient_id = $2 WHERE id = $1', [lateStudy, `LATE${kind}`]);
     const auto = await call('POST', `/api/ris/v1/exam/${late.id}/autoMatch`, tech);
     expect(auto.body).toMatchObject({ status: '0', data: { studyId: lateStudy } });
@@ -114,7 +114,7 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
 
   test('unbind follows the report: refused while submitted, approved or sent upward; allowed once withdrawn', async () => {
     const e = await register();
-    const { id } = await receive({ accessionNumber: e.examCode });
+    const { id } = await receive({ accessionNumber: e.examCode, patientId: e.patientId });
     expect((await exam(e.id)).image_status).toBe(1);
     const unbind = () => call('PUT', `/api/ris/v1/exam/${e.hospitalId}/${e.id}/${id}/relationship/unbind`, tech);
     for (const [state, sent, code] of [[2, false, 'RIS116'], [4, false, 'RIS117'], [5, false, 'RIS117'], [8, true, 'RIS118']] as const) {
@@ -133,7 +133,7 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
 
   test('delete an image, then the series: report rules, files removed, counts follow', async () => {
     const e = await register();
-    const { id, series } = await receive({ accessionNumber: e.examCode, count: 3 });
+    const { id, series } = await receive({ accessionNumber: e.examCode, patientId: e.patientId, count: 3 });
     await setReport(e.id, 4);
     expect((await call('POST', '/api/pacs/v1/study/delete', tech, { studyId: id, sopInstanceUid: series.instances[0].sopInstanceUid })).body.status).toBe('PACS103');
     await setReport(e.id, 1, true);

@@ -18,6 +18,9 @@
  * 6. /imageRecord lists the studies, matched and unmatched, with DICOM dates readable;
  *    the toolbar offers the upload; a study's detail is read-only, date and name readable;
  *    the matched filter leaves matched studies out
+ * 7. the review queue: a second study the matching policy would not link (the exam's
+ *    code, but another sex) shows the reason on /imageRecord and in the exam's image dialog, where
+ *    "Link to this exam" links it by hand
  * Screenshots: /tmp/images-*.png.
  */
 import { translate } from '../../locales';
@@ -44,13 +47,15 @@ describe('images on the exam list and the image record in Chromium', () => {
   const toast = (text: string) => b.page.locator('.ant-message-notice').filter({ hasText: text }).first();
   const shot = (name: string) => b.page.screenshot({ path: `/tmp/images-${name}.png` });
 
-  /** An exam of hospital A registered by the clerk. */
-  const register = async (name: string) => {
+  /** YYYYMMDD of today in the region: the studies are of the exams' day, as the matching policy wants. */
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+  /** An exam of hospital A registered by the clerk, with the patient id and pinyin its images will carry. */
+  const register = async (name: string, patient: { patientId?: string; hisPatientNameEn?: string } = {}) => {
     const r = await server.app.inject({
       method: 'POST',
       url: '/api/ris/v1/exam/save',
       headers: authed(clerk),
-      payload: { hospitalId, hisPatientName: name, sex: 1, age: 50, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${stamp}`, deviceId: device.id, items: [{ itemId: item.id, organId: item.organ_id }] },
+      payload: { hospitalId, hisPatientName: name, ...patient, sex: 1, age: 50, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${stamp}`, deviceId: device.id, items: [{ itemId: item.id, organId: item.organ_id }] },
     });
     const body = r.json();
     expect(body.status).toBe('0');
@@ -93,8 +98,8 @@ describe('images on the exam list and the image record in Chromium', () => {
 
   test('the exam list: uploaded, counts and a thumbnail; the images dialog shows the series', async () => {
     const { page } = b;
-    matched = await register(`影甲${stamp}`);
-    const series = await receive({ accessionNumber: matched.examCode, count: 3, patientName: `影甲${stamp}`, patientNameEn: 'Ying^Jia', patientId: `IMG${stamp}` });
+    matched = await register(`影甲${stamp}`, { patientId: `IMG${stamp}`, hisPatientNameEn: 'Ying^Jia' });
+    const series = await receive({ accessionNumber: matched.examCode, count: 3, patientName: `影甲${stamp}`, patientNameEn: 'Ying^Jia', patientId: `IMG${stamp}`, studyDate: today });
     const row = await examRow(matched.examCode);
     const cells = await row.locator('td').allTextContents();
     expect(cells).toContain(zh('code.imageStatus.1'));
@@ -186,8 +191,8 @@ describe('images on the exam list and the image record in Chromium', () => {
 
   test('upload: two DICOM files stored by STOW-RS, a text file skipped; the exam is matched', async () => {
     const { page } = b;
-    uploaded = await register(`影丁${stamp}`);
-    const series = makeSeries({ accessionNumber: uploaded.examCode, patientName: `影丁${stamp}`, patientNameEn: 'Ying^Ding', patientId: `UP${stamp}`, count: 2 });
+    uploaded = await register(`影丁${stamp}`, { patientId: `UP${stamp}`, hisPatientNameEn: 'Ying^Ding' });
+    const series = makeSeries({ accessionNumber: uploaded.examCode, patientName: `影丁${stamp}`, patientNameEn: 'Ying^Ding', patientId: `UP${stamp}`, count: 2, studyDate: today });
     const row = await examRow(uploaded.examCode);
     expect(await row.textContent()).toContain(zh('code.imageStatus.0'));
     await row.getByTestId('row-action-uploadImages').click();
@@ -237,7 +242,7 @@ describe('images on the exam list and the image record in Chromium', () => {
     expect(up).toContain(uploaded.examCode);
     expect(up).toContain(`|${zh('entity.value.yes')}|`);
     expect(up).toContain(zh('code.matchKind.accession'));
-    expect(up).toContain('2026-11-20');
+    expect(up).toContain(`${today.slice(0, 4)}-${today.slice(4, 6)}-${today.slice(6)}`);
     const rec = await text(`REC${stamp}`);
     expect(rec).toContain(`|${zh('entity.value.no')}|`);
     expect(rec).toContain('A_CT1');
@@ -267,5 +272,42 @@ describe('images on the exam list and the image record in Chromium', () => {
     const unmatched = await list.rows().allTextContents();
     expect(unmatched.some((r) => r.includes(`REC${stamp}`))).toBe(true);
     expect(unmatched.some((r) => r.includes(`UP${stamp}`))).toBe(false);
+  }, 120_000);
+
+  test('the review queue: the reason on /imageRecord and in the exam\'s image dialog, where a person links the study', async () => {
+    const { page } = b;
+    const exam = await register(`影己${stamp}`, { patientId: `RV${stamp}`, hisPatientNameEn: 'Ying^Ji' });
+    const patient = { accessionNumber: exam.examCode, patientName: `影己${stamp}`, patientNameEn: 'Ying^Ji', patientId: `RV${stamp}`, studyDate: today, count: 1 };
+    await receive(patient);
+    // A second study with the exam's code and patient id, but a woman's images for a man's exam: the policy waits for a person.
+    const series = await receive({ ...patient, sex: 'F', studyDescription: 'Second study' });
+    const reason = zh('entity.study.review.reason.conflict', {
+      examCode: exam.examCode,
+      fields: zh('entity.study.review.disagree', { field: zh('entity.study.review.field.patientSex'), study: 'F', exam: 'M' }),
+    });
+    await list.open('/imageRecord');
+    await list.search({ patientName: `影己${stamp}` });
+    await list.row(`RV${stamp}`).filter({ hasText: reason }).waitFor();
+    await settled(page);
+    await shot('record-review');
+
+    const row = await examRow(exam.examCode);
+    await row.getByTestId('row-action-images').click();
+    const dialog = page.getByTestId('exam-images');
+    await dialog.getByTestId('exam-review-study').waitFor();
+    expect(await dialog.getByTestId('exam-study').count()).toBe(1);
+    expect(await dialog.getByTestId('exam-review-study').getAttribute('data-study-uid')).toBe(series.studyUid);
+    expect(await dialog.getByTestId('review-reason').textContent()).toBe(reason);
+    await settled(page);
+    await shot('exam-images-review');
+
+    await dialog.getByTestId('study-link').click();
+    await page.getByTestId('study-link-ok').click();
+    await toast(zh('entity.study.review.linkDone')).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="exam-images"] [data-testid="exam-study"]').length === 2);
+    expect(await dialog.getByTestId('exam-review-study').count()).toBe(0);
+    const linked = (await server.db.query<{ exam_id: number; match_kind: string }>('SELECT exam_id, match_kind FROM dicom_study WHERE study_uid = $1', [series.studyUid])).rows[0];
+    expect(linked).toEqual({ exam_id: exam.id, match_kind: 'manual' });
+    await page.locator('.ant-modal-close').click();
   }, 120_000);
 });

@@ -432,6 +432,11 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
         patientName: '欧阳青松',
         patientNameEn: 'Ouyang^Qingsong',
         patientId: imaged.patientId,
+        // The registered patient, as the matching policy compares her: female, born on the
+        // day her identity number says, examined today.
+        sex: 'F',
+        birthDate: '19491231',
+        studyDate: regionDay(),
         accessionNumber: imaged.examCode,
         uidRoot: '1.2.826.0.1.3680043.10.1082.61',
         count: 8,

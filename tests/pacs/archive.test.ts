@@ -7,7 +7,8 @@
  *   padding after the pixel data is no truncation
  * - a new study is matched on arrival: by accession number (= exam code), by the
  *   pre-assigned Study Instance UID, by patient id + date + modality when exactly one
- *   exam qualifies; two candidates leave it unmatched; the exam turns examined, leaves
+ *   exam qualifies (with the patient's name and sex agreeing: tests/pacs/matching.test.ts
+ *   has the policy's cases); two candidates leave it unmatched; the exam turns examined, leaves
  *   the worklist, logs "match study" with the sender's AE title
  */
 import fs from 'node:fs';
@@ -37,6 +38,7 @@ describe.each(dbKinds)('image archive on %s', (kind) => {
   });
   afterAll(() => p.close());
 
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
   const source = () => ({ hospitalId: device.hospital_id, deviceId: device.id, sender: 'A_CT1' });
   const register = async (over: Record<string, unknown> = {}) => {
     const r = await p.app.inject({
@@ -48,6 +50,8 @@ describe.each(dbKinds)('image archive on %s', (kind) => {
     expect(r.json().status).toBe('0');
     return r.json().data as { id: number; examCode: string; studyInstanceUid: string; patientId: string };
   };
+  /** The patient of an exam registered by register(), as its modality would write it. */
+  const patientOf = (exam: { patientId: string }) => ({ patientId: exam.patientId, patientName: '李四', patientNameEn: 'Li^Si', sex: 'M' as const, studyDate: today });
   const examRow = async (id: number) =>
     (await p.db.query<{ image_status: number; series_count: number; instance_count: number; exam_state: number }>('SELECT image_status, series_count, instance_count, exam_state FROM exam WHERE id = $1', [id])).rows[0];
 
@@ -83,7 +87,7 @@ describe.each(dbKinds)('image archive on %s', (kind) => {
 
   test('matches a new study by accession number, then by the pre-assigned study UID', async () => {
     const exam = await register();
-    const series = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.503', count: 2, accessionNumber: exam.examCode });
+    const series = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.503', count: 2, accessionNumber: exam.examCode, ...patientOf(exam) });
     const first = await p.app.archive.storeBuffer(series.instances[0].bytes, source());
     expect(first.examId).toBe(exam.id);
     await p.app.archive.storeBuffer(series.instances[1].bytes, source());
@@ -93,22 +97,21 @@ describe.each(dbKinds)('image archive on %s', (kind) => {
     expect(log).toEqual([expect.objectContaining({ user_name: 'A_CT1', detail: expect.objectContaining({ kind: 'accession', studyUid: series.studyUid }) })]);
 
     const byUid = await register();
-    const other = syntheticSeries({ studyUid: byUid.studyInstanceUid, count: 1 });
+    const other = syntheticSeries({ studyUid: byUid.studyInstanceUid, count: 1, ...patientOf(byUid) });
     expect((await p.app.archive.storeBuffer(other.instances[0].bytes, source())).examId).toBe(byUid.id);
   });
 
   test('matches by patient id, date and modality only when one exam qualifies', async () => {
-    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
     const one = await register({ patientId: `PX${kind}1` });
-    const s1 = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.504', count: 1, patientId: one.patientId, studyDate: today });
+    const s1 = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.504', count: 1, ...patientOf(one), studyDate: today });
     expect((await p.app.archive.storeBuffer(s1.instances[0].bytes, source())).examId).toBe(one.id);
 
     await register({ patientId: `PX${kind}2` });
     await register({ patientId: `PX${kind}2` });
-    const s2 = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.505', count: 1, patientId: `PX${kind}2`, studyDate: today });
+    const s2 = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.505', count: 1, patientName: '李四', patientNameEn: 'Li^Si', patientId: `PX${kind}2`, studyDate: today });
     expect((await p.app.archive.storeBuffer(s2.instances[0].bytes, source())).examId).toBeNull();
     // Another day: no candidate.
-    const s3 = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.506', count: 1, patientId: one.patientId, studyDate: '20200101' });
+    const s3 = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.506', count: 1, ...patientOf(one), studyDate: '20200101' });
     expect((await p.app.archive.storeBuffer(s3.instances[0].bytes, source())).examId).toBeNull();
   });
 });

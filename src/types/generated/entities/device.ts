@@ -10,7 +10,7 @@ export type CodesDeviceStateJson = 0 | 1;
 export type CodesDicomCharsetJson = 'ISO_IR 192' | 'GB18030' | 'GBK' | 'ISO 2022 IR 58' | 'ISO_IR 100';
 
 /**
- * A modality of a hospital (spec: name, type, modality, IP, port, department, location, AE title, state). The name is unique in its hospital (RIS301), IP and port together (RIS302) and the AE title in the region (RIS303), because the DICOM services tell senders apart by them.
+ * A modality of a hospital (spec: name, type, modality, IP, port, department, location, AE title, state). The name is unique in its hospital (RIS301), IP and port together (RIS302) and the AE title in the region (RIS303), because the DICOM services tell senders apart by them. Its images match exams of its hospital and of the hospitals it serves (issue #15).
  */
 export interface Device {
   id?: number;

@@ -18,6 +18,14 @@ export interface Study {
   matched?: boolean;
   matchKind?: CodesMatchKindJson;
   matchedAt?: string;
+  /**
+   * On the review queue: unmatched, and the matching policy (config/matching.json) said why.
+   */
+  review?: boolean;
+  /**
+   * Why the study is not matched, in the reader's language: the fields that disagree with the closest exam, several agreeing exams, an unbind, a report that takes no images, or no exam found.
+   */
+  reviewReason?: string;
   patientId?: string;
   patientName?: string;
   patientSex?: string;
