@@ -175,7 +175,8 @@ export async function studyRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/study/review/count',
     {
-      config: { permission: 'image:view' },
+      // A count, no patient's data: nothing to audit.
+      config: { permission: 'image:view', audit: 'none' },
       schema: { tags: ['pacs'], summary: 'How many received studies wait on the review queue, within the data scope', response: anyReply },
     },
     async (request) => {
