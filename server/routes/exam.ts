@@ -22,6 +22,7 @@ import { caller } from '../plugins/auth';
 import { rowMasker } from './gradeSafety';
 import { renderedPathSql } from '../pacs/thumbnail';
 import type { Exam } from '../../src/types/generated/entities/exam';
+import { common, idParams } from '../lib/schemas';
 
 /** Exam states of codes/examState.json. */
 export const EXAM_STATE = { registered: 1, examined: 2, terminated: 3 } as const;
@@ -390,7 +391,6 @@ async function updateExam(q: Queryable, body: Exam & { id: number }, me: AuthCon
   return body.id;
 }
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const examReply = replies({ type: 'object', additionalProperties: true });
 
 export default async function examRoutes(fastify: FastifyInstance) {
@@ -518,7 +518,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
         querystring: {
           type: 'object',
           required: ['patientId'],
-          properties: { patientId: { type: 'string', minLength: 1, maxLength: 32 }, hospitalId: { type: 'integer', minimum: 1 } },
+          properties: { patientId: common('text32'), hospitalId: common('id') },
         },
         response: replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } }),
       },

@@ -15,6 +15,7 @@ import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { t } from '../plugins/platform';
 import { ExportWorker, type ExportState } from '../export/jobs';
+import { idParams } from '../lib/schemas';
 
 /** Spec section 9: an exam-list export covers at most 31 days. */
 export const EXPORT_MAX_DAYS = 31;
@@ -113,7 +114,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ris'],
         summary: "The file of one of the caller's finished exports (.xlsx); records when it was downloaded",
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
       },
     },
     async (request, reply) => {

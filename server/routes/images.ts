@@ -20,6 +20,7 @@ import { renderedPathSql } from '../pacs/thumbnail';
 import { assertImageChange, candidateExams, linkStudy, refreshExamImages, unlinkStudy } from '../pacs/matching';
 import { examRow, writeLog } from './exam';
 import type { Study } from '../../src/types/generated/entities/study';
+import { common, idParams } from '../lib/schemas';
 
 const studyScope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };
 
@@ -116,7 +117,6 @@ async function deleteInstances(q: Queryable, study: StudyRow, where: string, par
   return rows.map((r) => r.file_key);
 }
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const anyReply = replies({ type: 'object', additionalProperties: true });
 
 /** /api/pacs/v1: the received studies. */
@@ -172,7 +172,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
           required: ['studyId'],
           additionalProperties: false,
           properties: {
-            studyId: { type: 'integer', minimum: 1 },
+            studyId: common('id'),
             seriesUid: { type: 'string', pattern: '^[0-9.]{1,64}$' },
             sopInstanceUid: { type: 'string', pattern: '^[0-9.]{1,64}$' },
           },
@@ -241,7 +241,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
         tags: ['ris'],
         summary: 'Manual match: link an unmatched study of the same hospital to the exam',
         params: idParams,
-        body: { type: 'object', required: ['studyId'], additionalProperties: false, properties: { studyId: { type: 'integer', minimum: 1 } } },
+        body: { type: 'object', required: ['studyId'], additionalProperties: false, properties: { studyId: common('id') } },
         response: anyReply,
       },
     },
@@ -309,7 +309,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
         params: {
           type: 'object',
           required: ['hospitalId', 'examId', 'studyId'],
-          properties: { hospitalId: { type: 'integer', minimum: 1 }, examId: { type: 'integer', minimum: 1 }, studyId: { type: 'integer', minimum: 1 } },
+          properties: { hospitalId: common('id'), examId: common('id'), studyId: common('id') },
         },
         response: anyReply,
       },

@@ -20,6 +20,7 @@ import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
 import gradeSafetyRoutes from './gradeSafety';
+import { common, idParams } from '../lib/schemas';
 
 
 interface Membership {
@@ -169,7 +170,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       if (rows[0].members > 0) throw new AppError('UCENTER107');
       await q.query('DELETE FROM org WHERE id = $1', [id]);
     },
-    optionParams: { kind: { type: 'string', enum: ['region', 'central', 'subordinate'] }, parentId: { type: 'integer' } },
+    optionParams: { kind: { type: 'string', enum: ['region', 'central', 'subordinate'] }, parentId: common('id') },
     async options(q, query, me) {
       const params: unknown[] = [query.kind ?? null, query.parentId ?? null];
       const { rows } = await q.query<{ value: number; label: string }>(
@@ -269,7 +270,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       if (id === me.userId) throw new AppError('UAA103');
       await q.query('DELETE FROM app_user WHERE id = $1', [id]);
     },
-    optionParams: { hospitalId: { type: 'integer' } },
+    optionParams: { hospitalId: common('id') },
     async options(q, query, me) {
       const params: unknown[] = [query.hospitalId ?? null];
       const { rows } = await q.query<{ value: number; label: string }>(
@@ -364,7 +365,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ucenter'],
         summary: 'Unlock an account locked by wrong passwords',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
         response: replies({ type: 'null' }),
       },
     },
@@ -388,7 +389,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ucenter'],
         summary: 'Upload a signature picture: JPG or PNG, at most 1 MB, 200x130 px (data URL or base64)',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
         body: { type: 'object', required: ['image'], properties: { image: { type: 'string', maxLength: 1_500_000 } } },
         response: replies({ type: 'null' }, [400, 401, 403, 404, 413, 422]),
       },
@@ -419,7 +420,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ucenter'],
         summary: 'A user’s signature picture',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
       },
     },
     async (request, reply) => {

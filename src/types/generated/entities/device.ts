@@ -10,7 +10,13 @@ export type CodesDeviceStateJson = 0 | 1;
  */
 export interface Device {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   departmentId?: number;
   name: string;
   /**
