@@ -37,7 +37,8 @@ export interface LoadResult {
   non2xx: number;
 }
 
-export async function load(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string>; method?: string; body?: string }): Promise<LoadResult> {
+/** `timeout`: seconds before a request counts as an error (autocannon's default 10). */
+export async function load(url: string, opts: { connections: number; seconds: number; headers?: Record<string, string>; method?: string; body?: string; timeout?: number }): Promise<LoadResult> {
   const r = await autocannon({
     url,
     connections: opts.connections,
@@ -45,6 +46,7 @@ export async function load(url: string, opts: { connections: number; seconds: nu
     headers: opts.headers,
     method: (opts.method ?? 'GET') as 'GET',
     body: opts.body,
+    ...(opts.timeout ? { timeout: opts.timeout } : {}),
   });
   return { rps: r.requests.average, p99ms: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 }

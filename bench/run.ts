@@ -7,13 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { root, type BenchContext } from './lib';
 import * as dicom from './suites/dicom';
+import * as embedded from './suites/embedded';
 import * as exam from './suites/exam';
 import * as identity from './suites/identity';
 import * as platform from './suites/platform';
 import * as report from './suites/report';
 import * as viewer from './suites/viewer';
 
-const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report];
+const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, embedded];
 
 async function main() {
   const wanted = process.argv.slice(2);

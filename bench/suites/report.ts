@@ -65,16 +65,16 @@ function reportInsert(firstId: number, central: number, subordinates: number[]):
 }
 
 /**
- * The bench data on the demo region's database: REPORTS examined exams and their
- * reports, the exams' copies of the state, VACUUM ANALYZE; then WRITERS radiologists of
+ * The bench data on the demo region's database: `reports` (REPORTS) examined exams and their
+ * reports, the exams' copies of the state, VACUUM ANALYZE; then `writers` (WRITERS) radiologists of
  * hospital A like the demo's 陈医生 (same role, hospital, department and password),
  * mobiles 1370000nnnn. Answers the first bench exam's id and the org ids by code.
  */
-export async function seedReports(db: Queryable): Promise<{ firstId: number; orgs: Record<string, number> }> {
+export async function seedReports(db: Queryable, { reports = REPORTS, writers = WRITERS } = {}): Promise<{ firstId: number; orgs: Record<string, number> }> {
   const orgs = Object.fromEntries((await db.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
   const hospitals = (await db.query<{ id: number }>('SELECT id FROM org ORDER BY id')).rows.map((r) => r.id);
   const firstId = (await db.query<{ n: number }>('SELECT coalesce(max(id), 0)::int + 1 AS n FROM exam')).rows[0].n;
-  await db.query(bulkInsert(hospitals, { count: REPORTS, examined: true }));
+  await db.query(bulkInsert(hospitals, { count: reports, examined: true }));
   await db.query(reportInsert(firstId, orgs.CENTRAL, [orgs.HOSP_A, orgs.HOSP_B]));
   await db.query(
     `UPDATE exam e SET report_state = r.report_state, sent_to_superior = r.sent_to_superior FROM report r
@@ -90,7 +90,7 @@ export async function seedReports(db: Queryable): Promise<{ firstId: number; org
                    SELECT '1370000' || lpad(g::text, 4, '0'), 'benchwriter' || g, '写手' || g, 'W' || g, 1, 1, 1, src.password_hash
                      FROM src, generate_series(1, $1::int) g RETURNING id)
      INSERT INTO user_membership (user_id, hospital_id, role_id, department_id) SELECT made.id, src.hospital_id, src.role_id, src.department_id FROM made, src`,
-    [WRITERS],
+    [writers],
   );
   return { firstId, orgs };
 }

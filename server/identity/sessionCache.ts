@@ -39,10 +39,13 @@ const AUTH_WRITE =
 interface Entry {
   ctx: AuthContext;
   until: number;
+  /** Half its life: a hit after this starts the next lookup, so a busy session's callers rarely wait for one. */
+  refreshAt: number;
 }
 
 export class SessionCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly running = new Map<string, { ticket: number; lookup: Promise<AuthContext | null> }>();
   private generation = 0;
   /** Whether other instances' changes can reach us (LISTEN is up); nothing is stored otherwise. */
   private live = false;
@@ -58,6 +61,15 @@ export class SessionCache {
     if (entry.until > Date.now()) return entry.ctx;
     this.entries.delete(tokenHash);
     return undefined;
+  }
+
+  /**
+   * Whether a hit should also start the next lookup: past half the entry's life and
+   * none under way. The entry is still served only until its end, as before.
+   */
+  due(tokenHash: string): boolean {
+    const entry = this.entries.get(tokenHash);
+    return Boolean(entry && entry.refreshAt <= Date.now() && !this.running.has(tokenHash));
   }
 
   /** Taken before a lookup and handed to `set`: a lookup that an invalidation overtook is not stored. */
@@ -76,7 +88,25 @@ export class SessionCache {
     // Entries all live about as long, so the oldest inserted is about the least recently used.
     this.entries.delete(tokenHash);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(tokenHash, { ctx: deepFreeze(ctx), until: Date.now() + lifetime });
+    const now = Date.now();
+    this.entries.set(tokenHash, { ctx: deepFreeze(ctx), until: now + lifetime, refreshAt: now + lifetime / 2 });
+  }
+
+  /**
+   * One lookup for the callers of a session who miss together (its open pages polling
+   * when the entry has lapsed; on the embedded database every lookup waits for the one
+   * connection). A caller joins a lookup under way only if nothing was invalidated
+   * since it started, so a logout or revoke still holds on the very next call.
+   */
+  lookup(tokenHash: string, read: (ticket: number) => Promise<AuthContext | null>): Promise<AuthContext | null> {
+    const ticket = this.generation;
+    const running = this.running.get(tokenHash);
+    if (running && running.ticket === ticket) return running.lookup;
+    const lookup: Promise<AuthContext | null> = read(ticket).finally(() => {
+      if (this.running.get(tokenHash)?.lookup === lookup) this.running.delete(tokenHash);
+    });
+    this.running.set(tokenHash, { ticket, lookup });
+    return lookup;
   }
 
   /** Drops one session's entry, or all of them. */

@@ -11,7 +11,7 @@ import type { IdentityConfig } from '../config';
 import { sha256 } from './passwords';
 import { buildScope, type DataScope, type RoleScopeInput, type UserScopeInput } from './scope';
 import type { PermissionMap } from './access';
-import { sessionCacheOf } from './sessionCache';
+import { sessionCacheOf, type SessionCache } from './sessionCache';
 
 export interface AuthContext {
   userId: number;
@@ -99,9 +99,17 @@ interface SessionRow {
 export async function resolveSession(db: Db, config: IdentityConfig, token: string): Promise<AuthContext | null> {
   const tokenHash = sha256(token);
   const cache = sessionCacheOf(db, cacheTtl(config));
-  const hit = cache?.get(tokenHash);
-  if (hit) return hit;
-  const ticket = cache?.ticket() ?? 0;
+  if (!cache) return readSession(db, config, tokenHash);
+  const lookup = () => cache.lookup(tokenHash, (ticket) => readSession(db, config, tokenHash, cache, ticket));
+  const hit = cache.get(tokenHash);
+  if (!hit) return lookup();
+  // A busy session is looked up again before its entry ends, not by the callers who find it ended.
+  if (cache.due(tokenHash)) lookup().catch(() => undefined);
+  return hit;
+}
+
+/** One session lookup (and touch), kept in the cache when one is on. */
+async function readSession(db: Db, config: IdentityConfig, tokenHash: string, cache?: SessionCache, ticket = 0): Promise<AuthContext | null> {
   const { rows } = await db.query<SessionRow>('SELECT * FROM auth_session($1, $2::interval)', [tokenHash, `${TOUCH_EVERY_MS / 1000} seconds`]);
   const row = rows[0];
   if (!row || row.expired) return null;

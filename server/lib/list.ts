@@ -7,6 +7,8 @@
  */
 import type { Queryable } from '../db';
 import { scopeSql, type DataScope, type ScopeTarget } from '../identity/scope';
+import { AppError } from './errors';
+import { common } from './schemas';
 
 /**
  * eq: equal as text; id: an integer key, compared as an integer so the column's index
@@ -66,11 +68,11 @@ export function listConditions(spec: ListSpec, filters: ListBody['filters'], sco
     } else if (kind === 'range' && Array.isArray(raw)) {
       const [from, to] = raw;
       if (from !== undefined && from !== null && from !== '') {
-        params.push(from);
+        params.push(dateBound(field, from));
         where.push(`${column} >= $${params.length}`);
       }
       if (to !== undefined && to !== null && to !== '') {
-        params.push(to);
+        params.push(dateBound(field, to));
         where.push(`${column} < $${params.length}`);
       }
     } else if (kind === 'in' || Array.isArray(raw)) {
@@ -86,6 +88,15 @@ export function listConditions(spec: ListSpec, filters: ListBody['filters'], sco
     }
   }
   return where;
+}
+
+/** A date (2026-03-01) or date-time (ISO 8601, as the client sends a range), else the filter's field is refused. */
+const DATE_BOUND = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/;
+
+function dateBound(field: string, value: unknown): string {
+  // The calendar check: Date rolls 2026-02-30 over into March rather than refusing it.
+  if (typeof value === 'string' && DATE_BOUND.test(value) && new Date(`${value.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(value.slice(0, 10))) return value;
+  throw new AppError('UAA421', { detailKey: 'validation.format', field }, { field });
 }
 
 export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | undefined) {
@@ -122,16 +133,13 @@ export async function runList<T extends Record<string, unknown>>(
   return { list: rows.map(({ __total, ...rest }) => rest as unknown as T), total };
 }
 
-/** Request schema of every list call. */
+/** Request schema of every list call: the primitives of schemas/common.json (bounded page and size, filters of plain values). */
 export const listBodySchema = {
   type: 'object',
   properties: {
-    page: { type: 'integer', minimum: 1, default: 1 },
-    pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 },
-    sort: {
-      type: 'object',
-      properties: { field: { type: 'string', maxLength: 64 }, order: { type: 'string', enum: ['ascend', 'descend'] } },
-    },
-    filters: { type: 'object' },
+    page: common('page'),
+    pageSize: common('pageSize'),
+    sort: common('sort'),
+    filters: common('listFilters'),
   },
 } as const;

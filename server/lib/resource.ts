@@ -16,6 +16,7 @@ import type { PatientRef } from '../audit/trail';
 import { AppError } from './errors';
 import { listBodySchema, runList, type ListBody, type ListSpec } from './list';
 import { ok, replies } from './reply';
+import { idParams } from './schemas';
 
 export interface ResourceDef<T extends { id?: number }> {
   /** Path under the service prefix, e.g. "user". */
@@ -56,7 +57,6 @@ export interface ResourceDef<T extends { id?: number }> {
   optionParams?: Record<string, object>;
 }
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 
 export function registerResource<T extends { id?: number }>(fastify: FastifyInstance, def: ResourceDef<T>) {
   const base = `/${def.path}`;

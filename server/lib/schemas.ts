@@ -50,3 +50,12 @@ export function checkAgainstSchema<T>(candidate: unknown, schemaId: string, file
   }
   return candidate as T;
 }
+
+/**
+ * A route schema's reference to a shared primitive of schemas/common.json (ids, pages,
+ * texts without NUL, dates), so every route bounds its inputs the same way.
+ */
+export const common = (name: string) => ({ $ref: `common.json#/definitions/${name}` }) as const;
+
+/** Path parameters `{id}` of a call on one row (an object here, not a $ref: OpenAPI lists path parameters one by one). */
+export const idParams = { type: 'object', required: ['id'], properties: { id: common('id') } } as const;

@@ -27,6 +27,7 @@ import { requireHospital, scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from './errors';
 import { runList, type FilterKind, type ListBody, type ListSpec } from './list';
 import { dropNulls, registerResource, uniqueOr, type ResourceDef } from './resource';
+import { common } from './schemas';
 
 export interface TableDecl {
   name: string;
@@ -252,7 +253,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       plan.fields
         .filter((f) => filterKind(f) === 'eq')
         // "null" asks for rows without a value (the roots of a tree).
-        .map((f) => [f.name, { anyOf: [{ type: f.type === 'number' ? 'number' : f.type }, { type: 'string', const: 'null' }] }]),
+        .map((f) => [f.name, { anyOf: [optionParam(f), { type: 'string', const: 'null' }] }]),
     ),
     async options(q, query, me) {
       const params: unknown[] = [];
@@ -274,6 +275,13 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       return rows;
     },
   };
+}
+
+/** An options query parameter of field `f`: bounded as its column is (an integer column's range, a text without NUL). */
+function optionParam(f: FieldInfo): object {
+  if (f.type === 'integer') return common('int32');
+  if (f.type === 'string') return common('text');
+  return { type: f.type };
 }
 
 function entityName(plan: TablePlan): string {

@@ -10,6 +10,7 @@ import { entityNames } from '../../src/schema/schemas';
 import resourceRegistry from '../../config/resources.json';
 import app from '../../config/app.json';
 import { translate } from '../../locales';
+import { databaseFailure } from '../lib/dbErrors';
 import { AppError, errorTextKey } from '../lib/errors';
 import { requestLanguage } from '../lib/language';
 
@@ -106,6 +107,9 @@ async function platform(fastify: FastifyInstance, opts: { appIds: string[] }) {
   fastify.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) return sendError(request, reply, withDetail(request, error));
     if (error.validation) return sendError(request, reply, withDetail(request, validationFailure(error)));
+    // A value the schema let through but the database refuses: the caller's fault, whichever route ran it.
+    const refused = databaseFailure(error);
+    if (refused) return sendError(request, reply, withDetail(request, refused));
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(request, reply, new AppError('UAA413'));
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       // Malformed JSON, wrong content type and similar client faults from Fastify itself.

@@ -2,18 +2,28 @@
  * The notice counts every open client polls (spec section 4, "Notification cycle"):
  * unwritten, first trial (to review), retrial back (rejected to the writer) and
  * report return, each the number of reports in the caller's scope in the states the
- * workflow table's `notice` names. Model `report`: the exams of the caller's
- * hospitals (and regional authorization) not sent upward — an index-only scan of
+ * workflow table's `notice` names, and `crisis`, the open critical values addressed to
+ * the caller (./crisis.ts). Model `report`: the exams of the caller's hospitals (and
+ * regional authorization) not sent upward — an index-only scan of
  * exam_report_todo_idx; model `remote`: the reports sent to the caller's hospitals —
- * report_superior_idx. Reads exam and report.
+ * report_superior_idx. Reads exam, report, report_crisis and user_membership.
  *
  * Many clients of one hospital poll at once: callers with the same scope share one
- * query while it runs (single flight), so a burst costs one count per scope. There
- * is no cache beyond that: an answer is never older than the query it waited for.
+ * query while it runs, and on the embedded database the answer is kept until a write
+ * to what it counts commits (server/db/readCache.ts): there every query waits for the
+ * one connection, and 200 polling pages would otherwise queue behind the writers. While
+ * the count after a write runs, other pollers get the one before it (a poll may be one
+ * count behind, for the moment the count takes); a caller who asks when none runs gets
+ * a count after every write it has seen. Critical values are counted strictly: an
+ * acknowledgement shows at the next poll.
  */
-import type { Queryable } from '../db';
+import type { Db } from '../db';
+import { readCacheOf, type ReadCache } from '../db/readCache';
 import type { DataScope } from '../identity/scope';
 import { scopeSql } from '../identity/scope';
+import type { AuthContext } from '../identity/sessions';
+import { hasPermission } from '../identity/access';
+import { ACKNOWLEDGE_RIGHT, crisisCount } from './crisis';
 import { inScope } from '../routes/exam';
 import { WORKFLOW } from './workflow';
 import type { Model } from './read';
@@ -43,19 +53,21 @@ function countSql(model: Model, scope: DataScope, params: unknown[]): string {
             WHERE r.sent_to_superior AND r.report_state = ANY(${states}) AND ${where}) x`;
 }
 
-const inFlight = new Map<string, Promise<NoticeCounts>>();
+const counted = new WeakMap<Db, ReadCache<NoticeCounts>>();
+const crises = new WeakMap<Db, ReadCache<number>>();
 
-export function noticeCounts(q: Queryable, model: Model, scope: DataScope): Promise<NoticeCounts> {
-  const key = `${model}|${JSON.stringify(scope)}`;
-  let pending = inFlight.get(key);
-  if (!pending) {
-    const params: unknown[] = [];
-    const sql = countSql(model, scope, params);
-    pending = q
-      .query<NoticeCounts>(sql, params)
-      .then((r) => r.rows[0])
-      .finally(() => inFlight.delete(key));
-    inFlight.set(key, pending);
-  }
-  return pending;
+export async function noticeCounts(db: Db, model: Model, me: AuthContext): Promise<NoticeCounts & { crisis: number }> {
+  const scope = JSON.stringify(me.scope);
+  const [counts, crisis] = await Promise.all([
+    readCacheOf(counted, db, ['exam', 'report'], true).get(`${model}|${scope}`, async () => {
+      const params: unknown[] = [];
+      const sql = countSql(model, me.scope, params);
+      return (await db.query<NoticeCounts>(sql, params)).rows[0];
+    }),
+    // Addressed by the caller's hospital and department there (user_membership), within the scope.
+    readCacheOf(crises, db, ['report_crisis', 'exam', 'user_membership']).get(`${model}|${me.userId}|${me.hospitalId}|${hasPermission(me.permissions, ACKNOWLEDGE_RIGHT)}|${scope}`, () =>
+      crisisCount(db, model, me),
+    ),
+  ]);
+  return { ...counts, crisis };
 }

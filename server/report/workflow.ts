@@ -36,7 +36,7 @@ export function checkWorkflow(candidate: unknown): ReportWorkflow {
   if (stateValues.length !== known.size) problems.push('a state is listed twice');
   for (const v of reportStateCodes.enum) if (!known.has(v)) problems.push(`state ${v} of codes/reportState.json is not in the table`);
   for (const code of [w.wrongState, w.examStateError]) if (!codes.has(code)) problems.push(`code ${code} is not in config/errors.json`);
-  const definitions = common.definitions as Record<string, { type?: string }>;
+  const definitions = common.definitions as Record<string, { type?: string | string[] }>;
 
   for (const [name, action] of Object.entries(w.actions)) {
     const at = `action ${name}`;

@@ -5,6 +5,7 @@ import { registerResource, uniqueOr } from '../lib/resource';
 import { requireHospital, scopeSql } from '../identity/scope';
 import type { Department } from '../../src/types/generated/entities/department';
 import dictionaryRoutes from './dictionary';
+import { common } from '../lib/schemas';
 
 
 const DEPT_SELECT = `d.id, d.hospital_id AS "hospitalId", o.name AS "hospitalName", d.code, d.name, d.shortcut, d.created_at AS "createdAt"`;
@@ -56,7 +57,7 @@ export default async function bdtRoutes(fastify: FastifyInstance) {
       if (used.rowCount) throw new AppError('BDT003');
       await q.query('DELETE FROM department WHERE id = $1', [id]);
     },
-    optionParams: { hospitalId: { type: 'integer' } },
+    optionParams: { hospitalId: common('id') },
     async options(q, query, me) {
       const params: unknown[] = [query.hospitalId ?? null];
       const { rows } = await q.query<{ value: number; label: string }>(

@@ -26,6 +26,7 @@ import { caller } from '../plugins/auth';
 import { t, validationFailure } from '../plugins/platform';
 import type { Dictionary } from '../../src/types/generated/entities/dictionary';
 import type { DictionaryItem } from '../../src/types/generated/entities/dictionaryItem';
+import { common } from '../lib/schemas';
 
 const MODULE = 'system.dictionary';
 
@@ -269,7 +270,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
       // Its items go with it (ON DELETE CASCADE); the client said so before asking.
       await q.query('DELETE FROM dictionary WHERE id = $1', [id]);
     },
-    optionParams: { code: { type: 'string', minLength: 1, maxLength: 32 } },
+    optionParams: { code: common('text32') },
     /**
      * Without `code`: the dictionaries (the item screen's choice). With `code`: that
      * dictionary's enabled items by sort, which is what a form's select offers; none
@@ -328,7 +329,7 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
       if (rows[0]?.children) throw new AppError('BDT206');
       await q.query('DELETE FROM dictionary_item WHERE id = $1', [id]);
     },
-    optionParams: { dictionaryId: { type: 'integer', minimum: 1 } },
+    optionParams: { dictionaryId: common('id') },
     /** The items of one dictionary by id (a parent item's choice); none without a dictionary. */
     async options(q, query) {
       if (!query.dictionaryId) return [];

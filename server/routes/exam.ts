@@ -26,6 +26,7 @@ import { rowMasker } from './gradeSafety';
 import { renderedPathSql } from '../pacs/thumbnail';
 import { rematchForExam } from '../pacs/matching';
 import type { Exam } from '../../src/types/generated/entities/exam';
+import { common, idParams } from '../lib/schemas';
 
 /** Exam states of codes/examState.json. */
 export const EXAM_STATE = { registered: 1, examined: 2, terminated: 3 } as const;
@@ -421,7 +422,6 @@ async function updateExam(q: Queryable, body: Exam & { id: number }, me: AuthCon
   return body.id;
 }
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const examReply = replies({ type: 'object', additionalProperties: true });
 
 export default async function examRoutes(fastify: FastifyInstance) {
@@ -553,7 +553,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
         querystring: {
           type: 'object',
           required: ['patientId'],
-          properties: { patientId: { type: 'string', minLength: 1, maxLength: 32 }, hospitalId: { type: 'integer', minimum: 1 } },
+          properties: { patientId: common('text32'), hospitalId: common('id') },
         },
         response: replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } }),
       },

@@ -19,6 +19,7 @@ import { examListQuery } from './exam';
 
 // The exam list's export: the list's columns and masking, newest registration first.
 registerExportSource('exam', { view: 'exam', fileTitle: 'menu.examination', query: examListQuery, keyset: { at: 'e.created_at', id: 'e.id' }, masked: true });
+import { idParams } from '../lib/schemas';
 
 /** Spec section 9: an exam-list export covers at most 31 days. */
 export const EXPORT_MAX_DAYS = 31;
@@ -99,7 +100,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ris'],
         summary: "The file of one of the caller's finished exports (.xlsx); records when it was downloaded",
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
       },
     },
     async (request, reply) => {

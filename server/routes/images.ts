@@ -20,6 +20,7 @@ import { renderedPathSql } from '../pacs/thumbnail';
 import { assertImageChange, compareWithExam, evaluate, linkStudy, refreshExamImages, reviewText, studyServesHospital, unlinkStudy, type Review } from '../pacs/matching';
 import { examRow, writeLog } from './exam';
 import type { Study } from '../../src/types/generated/entities/study';
+import { common, idParams } from '../lib/schemas';
 
 const studyScope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };
 
@@ -128,8 +129,6 @@ function withReviewReason(row: Record<string, unknown>, language: string): Recor
   const text = row.examId ? undefined : reviewText((matchReview as Review | null) ?? { reason: 'noExam' }, language);
   return dropNulls({ ...rest, reviewReason: text });
 }
-
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const anyReply = replies({ type: 'object', additionalProperties: true });
 
 /** /api/pacs/v1: the received studies. */
@@ -208,7 +207,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
           required: ['studyId'],
           additionalProperties: false,
           properties: {
-            studyId: { type: 'integer', minimum: 1 },
+            studyId: common('id'),
             seriesUid: { type: 'string', pattern: '^[0-9.]{1,64}$' },
             sopInstanceUid: { type: 'string', pattern: '^[0-9.]{1,64}$' },
           },
@@ -286,7 +285,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
         tags: ['ris'],
         summary: 'Manual match: link an unmatched study of the same hospital to the exam',
         params: idParams,
-        body: { type: 'object', required: ['studyId'], additionalProperties: false, properties: { studyId: { type: 'integer', minimum: 1 } } },
+        body: { type: 'object', required: ['studyId'], additionalProperties: false, properties: { studyId: common('id') } },
         response: anyReply,
       },
     },
@@ -354,7 +353,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
         params: {
           type: 'object',
           required: ['hospitalId', 'examId', 'studyId'],
-          properties: { hospitalId: { type: 'integer', minimum: 1 }, examId: { type: 'integer', minimum: 1 }, studyId: { type: 'integer', minimum: 1 } },
+          properties: { hospitalId: common('id'), examId: common('id'), studyId: common('id') },
         },
         response: anyReply,
       },

@@ -28,7 +28,6 @@ import type { AuditDeclaration } from '../plugins/audit';
 import { t } from '../plugins/platform';
 import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
 import { qualifiedDoctors, superiorChoices } from '../report/guards';
-import { crisisCount } from '../report/crisis';
 import { noticeCounts } from '../report/notice';
 import { LIST_RIGHTS, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
@@ -37,6 +36,7 @@ import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';
 import type { ReportAction } from '../../src/types/generated/entities/reportAction';
+import { idParams } from '../lib/schemas';
 
 /** A workflow action as the audit trail records it: the lock's renewal every 40 s is the open page's heartbeat, not an access of its own. */
 function workflowAudit(name: string): AuditDeclaration {
@@ -44,8 +44,6 @@ function workflowAudit(name: string): AuditDeclaration {
   const action = name === 'print' ? 'print' : name === 'unlock' ? 'unlock' : 'workflow';
   return { action, object: 'report', id: 'params.id', patient: 'exam' };
 }
-
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 // Entities have relative "../common.json" references the response serializer cannot resolve: open objects here.
 const objectReply = replies({ type: 'object', additionalProperties: true });
 const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
@@ -237,8 +235,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       const { model } = request.query;
       if (!hasPermission(me.permissions, `${model}:view`)) throw new AppError('UAA103');
-      const [counts, crisis] = await Promise.all([noticeCounts(fastify.db, model, me.scope), crisisCount(fastify.db, model, me)]);
-      return ok({ ...counts, crisis });
+      return ok(await noticeCounts(fastify.db, model, me));
     },
   );
 }

@@ -13,8 +13,8 @@ import { dropNulls, registerResource } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { ACKNOWLEDGE_RIGHT, acknowledgeCrisis, CRISIS_LIST, crisisRow, listCrisis } from '../report/crisis';
 import { rowMasker } from './gradeSafety';
+import { idParams } from '../lib/schemas';
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 
 export default async function reportCrisisRoutes(fastify: FastifyInstance) {
   registerResource<{ id?: number }>(fastify, {

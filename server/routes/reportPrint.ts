@@ -21,8 +21,8 @@ import { BATCH_BODY, loadReport, performEach } from '../report/engine';
 import { getLayout, LAYOUT_LIST, layoutOptions, mappingList, removeLayout, saveLayout, saveMapping, type PrintLayout } from '../report/printLayouts';
 import { assertMayPreview, getSignature, printSheet, saveSignature, signatureKey, signatureListSpec } from '../report/printSheet';
 import type { PrintSignature } from '../../src/types/generated/entities/printSignature';
+import { common, idParams } from '../lib/schemas';
 
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const objectReply = replies({ type: 'object', additionalProperties: true });
 
 export default async function reportPrintRoutes(fastify: FastifyInstance) {
@@ -109,7 +109,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
         body: {
           type: 'object',
           required: ['hospitalId', 'layoutId'],
-          properties: { hospitalId: { type: 'integer', minimum: 1 }, layoutId: { type: ['integer', 'null'], minimum: 1 } },
+          properties: { hospitalId: common('id'), layoutId: { anyOf: [common('id'), { type: 'null' }] } },
           additionalProperties: false,
         },
         response: replies({ type: 'object', properties: { list: { type: 'array', items: mappingItem } } }),

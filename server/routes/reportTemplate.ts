@@ -24,13 +24,13 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls, uniqueOr } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import type { Template } from '../../src/types/generated/entities/template';
+import { common, idParams } from '../lib/schemas';
 
 type Scope = Template['scope'];
 type Right = 'view' | 'add' | 'edit' | 'delete';
 
 const MODULE: Record<Scope, string> = { public: 'publicTemplate', private: 'privateTemplate' };
 const UNIQUE = { report_template_name_key: 'REPORT204' };
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } };
 const objectReply = replies({ type: 'object', additionalProperties: true });
 const allKeys = (right: Right) => [`publicTemplate:${right}`, `privateTemplate:${right}`];
 
@@ -79,7 +79,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
         querystring: {
           type: 'object',
           required: ['scope'],
-          properties: { scope: { $ref: 'codes/templateScope.json' }, hospitalId: { type: 'integer', minimum: 1 } },
+          properties: { scope: { $ref: 'codes/templateScope.json' }, hospitalId: common('id') },
         },
         response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
       },
@@ -236,7 +236,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
           required: ['scope', 'className1', 'name'],
           properties: {
             scope: { $ref: 'codes/templateScope.json' },
-            hospitalId: { type: 'integer', minimum: 1 },
+            hospitalId: common('id'),
             className1: { $ref: 'common.json#/definitions/text16' },
             className2: { $ref: 'common.json#/definitions/text16' },
             name: { $ref: 'common.json#/definitions/text16' },

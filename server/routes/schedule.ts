@@ -19,6 +19,7 @@ import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { EXAM_STATE, examRow, inScope, writeLog } from './exam';
 import { rowMasker } from './gradeSafety';
+import { common } from '../lib/schemas';
 
 /**
  * Rules are wall-clock times of the region (China Standard Time, lib/examRules.ts's
@@ -182,8 +183,8 @@ const nextDay = (date: string) => new Date(dayStart(date).getTime() + 86400_000)
 const inSlot = (s: Slot, at: Date) => at >= s.start && at < s.end;
 
 const targetQuery = {
-  hospitalId: { type: 'integer', minimum: 1 },
-  deviceId: { type: 'integer', minimum: 1 },
+  hospitalId: common('id'),
+  deviceId: common('id'),
   modality: { $ref: 'common.json#/definitions/modality' },
 };
 const dateString = {
@@ -194,7 +195,7 @@ const anyObject = { type: 'object', additionalProperties: true };
 const examIdParams = {
   type: 'object',
   required: ['examId'],
-  properties: { examId: { type: 'integer', minimum: 1 } },
+  properties: { examId: common('id') },
 };
 
 type TargetQuery = { hospitalId: number; deviceId?: number; modality?: string };
@@ -330,7 +331,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
           type: 'object',
           required: ['hospitalId'],
           properties: {
-            hospitalId: { type: 'integer', minimum: 1 },
+            hospitalId: common('id'),
             from: dateString,
             to: dateString,
             pending: { type: 'boolean' },
@@ -377,8 +378,8 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
           type: 'object',
           required: ['examId', 'start'],
           properties: {
-            examId: { type: 'integer', minimum: 1 },
-            deviceId: { type: 'integer', minimum: 1 },
+            examId: common('id'),
+            deviceId: common('id'),
             start: { $ref: 'common.json#/definitions/dateTime' },
           },
           additionalProperties: false,

@@ -32,6 +32,7 @@ import { randomCaptchaText, renderCaptcha } from '../identity/captcha';
 import { fromBase64, verifyPassword } from '../identity/passwords';
 import { createSession, revokeSession, revokeUserSessions } from '../identity/sessions';
 import { createSmsProvider } from '../identity/sms';
+import { common } from '../lib/schemas';
 
 const mobile = { $ref: 'common.json#/definitions/mobile' };
 const b64 = { type: 'string', maxLength: 200 };
@@ -79,7 +80,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
             smsCode: b64,
             captchaKey: { type: 'string', maxLength: 64 },
             captchaCode: { type: 'string', maxLength: 16 },
-            hospitalId: { type: 'integer', minimum: 1 },
+            hospitalId: common('id'),
             rememberMe: { type: 'boolean', default: false },
           },
         },
@@ -205,7 +206,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['uaa'],
         summary: 'Bind the session to one of the user’s hospitals',
-        body: { type: 'object', required: ['hospitalId'], properties: { hospitalId: { type: 'integer', minimum: 1 } } },
+        body: { type: 'object', required: ['hospitalId'], properties: { hospitalId: common('id') } },
         response: replies({ type: 'object', properties: { hospitalId: { type: 'integer' }, hospitalName: { type: 'string' } } }),
       },
     },

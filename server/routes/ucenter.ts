@@ -38,6 +38,7 @@ import type { Org } from '../../src/types/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
 import auditLogRoutes from './auditLog';
 import gradeSafetyRoutes from './gradeSafety';
+import { common, idParams } from '../lib/schemas';
 
 
 interface Membership {
@@ -218,9 +219,9 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     },
     optionParams: {
       kind: { type: 'string', enum: ['region', 'central', 'subordinate'] },
-      parentId: { type: 'integer' },
+      parentId: common('id'),
       // The registration form's higher-level hospital: the superiors of a hospital the caller works for, nearest first.
-      superiorsOf: { type: 'integer' },
+      superiorsOf: common('id'),
     },
     async options(q, query, me) {
       if (query.superiorsOf !== undefined) {
@@ -343,7 +344,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       await assertGovernsUser(q, me, id);
       await q.query('DELETE FROM app_user WHERE id = $1', [id]);
     },
-    optionParams: { hospitalId: { type: 'integer' } },
+    optionParams: { hospitalId: common('id') },
     async options(q, query, me) {
       const params: unknown[] = [query.hospitalId ?? null];
       const { rows } = await q.query<{ value: number; label: string }>(
@@ -416,7 +417,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       if (used.rowCount) throw new AppError('UCENTER203');
       await q.query('DELETE FROM role WHERE id = $1', [id]);
     },
-    optionParams: { hospitalId: { type: 'integer' } },
+    optionParams: { hospitalId: common('id') },
     /** With hospitalId: the roles that may be assigned there (the region's and that hospital's own). */
     async options(q, query, me) {
       const params: unknown[] = [query.hospitalId ?? null];
@@ -446,7 +447,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ucenter'],
         summary: 'Unlock an account locked by wrong passwords',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
         response: replies({ type: 'null' }),
       },
     },
@@ -471,7 +472,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ucenter'],
         summary: 'Upload a signature picture: JPG or PNG, at most 1 MB, 200x130 px (data URL or base64)',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
         body: { type: 'object', required: ['image'], properties: { image: { type: 'string', maxLength: 1_500_000 } } },
         response: replies({ type: 'null' }, [400, 401, 403, 404, 413, 422]),
       },
@@ -504,7 +505,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ucenter'],
         summary: 'A user’s signature picture',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
       },
     },
     async (request, reply) => {

@@ -29,6 +29,7 @@ import { examRow } from './exam';
 import { gradeSafetyOn } from './gradeSafety';
 import type { CommonSetting } from '../../src/types/generated/entities/commonSetting';
 import type { Study } from '../../src/types/generated/entities/study';
+import { common } from '../lib/schemas';
 
 const scope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };
 
@@ -130,7 +131,7 @@ const selection = {
   additionalProperties: false,
   properties: {
     studyUids: { type: 'array', maxItems: LIMITS.pageSizeMax, items: { $ref: 'common.json#/definitions/dicomUid' } },
-    examIds: { type: 'array', maxItems: LIMITS.pageSizeMax, items: { type: 'integer', minimum: 1 } },
+    examIds: { type: 'array', maxItems: LIMITS.pageSizeMax, items: common('id') },
   },
   anyOf: [{ required: ['studyUids'] }, { required: ['examIds'] }],
 };
@@ -195,7 +196,7 @@ export default async function viewerRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['pacs'],
         summary: "The studies with images of an exam's patient (in the exam's hospital), newest first: what a comparison picks from",
-        params: { type: 'object', required: ['examId'], properties: { examId: { type: 'integer', minimum: 1 } } },
+        params: { type: 'object', required: ['examId'], properties: { examId: common('id') } },
         response: studiesReply,
       },
     },

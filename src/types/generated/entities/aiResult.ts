@@ -34,6 +34,9 @@ export type CodesBoneDensityResultJson = 'normal' | 'lowBoneMass' | 'osteoporosi
  */
 export interface AiResult {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   examId: number;
   studyUID?: string;
   aiType: CodesAiTypeJson;

@@ -50,10 +50,14 @@ export type Consultation = (
   /**
    * @minItems 1
    * @maxItems 50
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
    */
   expertIds: [number, ...number[]];
   /**
    * @maxItems 20
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
    */
   examIds?:
     | []

@@ -5,6 +5,9 @@
  */
 export interface Department {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId: number;
   code: string;
   name: string;

@@ -14,7 +14,13 @@ export type CodesDicomCharsetJson = 'ISO_IR 192' | 'GB18030' | 'GBK' | 'ISO 2022
  */
 export interface Device {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   departmentId?: number;
   name: string;
   /**

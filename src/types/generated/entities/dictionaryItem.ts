@@ -10,7 +10,13 @@ export type CodesUserStatusJson = 1 | 0;
  */
 export interface DictionaryItem {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   dictionaryId: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   parentId?: number;
   label: string;
   labelCode?: string;

@@ -12,6 +12,9 @@ export type Exam = (
     }
 ) & {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId: number;
   hospitalName?: string;
   /**
@@ -79,6 +82,9 @@ export type Exam = (
   patientHistory?: string;
   clinicalSymptom?: string;
   remark?: string;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   deviceId?: number;
   /**
    * Name of deviceId at registration, kept for lists and prints.
@@ -96,15 +102,27 @@ export type Exam = (
    */
   items: [
     {
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       itemId: number;
       itemName?: string;
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       organId: number;
       organName?: string;
       price?: number;
     },
     ...{
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       itemId: number;
       itemName?: string;
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       organId: number;
       organName?: string;
       price?: number;

@@ -31,6 +31,9 @@ export interface Expert {
    * Mainland mobile: optional +86, then 1, a digit 3-9 and 9 digits.
    */
   mobile: string;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId: number;
   hospitalName?: string;
   /**

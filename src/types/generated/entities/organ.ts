@@ -5,6 +5,9 @@
  */
 export interface Organ {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   parentId?: number;
   code: string;
   name: string;

@@ -103,6 +103,8 @@ export interface PrintLayout {
    * The hospitals printing with this layout (the mapping; a hospital has at most one layout). A caller sees and changes only the hospitals in their data scope.
    *
    * @maxItems 500
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
    */
   hospitalIds?: number[];
   /**

@@ -4,6 +4,9 @@
  * A doctor's signature on printed reports: the picture is the one uploaded with the user (POST /api/ucenter/v1/user/signature/{id}, kept by the file storage); `active` says whether it may print. A layout prints a doctor's picture only when its firstTrialSignature / retrialSignature flag is on and the doctor's signature is active; otherwise the typed name. Addressed by the user's id.
  */
 export interface PrintSignature {
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   id: number;
   name?: string;
   hospitalNames?: string;

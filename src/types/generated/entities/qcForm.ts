@@ -61,6 +61,9 @@ export type Diseases =
 export interface QcForm {
   id?: number;
   formName: string;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   examId: number;
   grades: QcGrades;
   /**

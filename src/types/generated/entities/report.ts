@@ -26,6 +26,9 @@ export type CodesAiResultJson = 'positive' | 'negative' | 'none';
  */
 export interface Report {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   examId: number;
   reportState?: CodesReportStateJson;
   /**
@@ -84,6 +87,9 @@ export interface Report {
    * Doctors the report is assigned to (report assignment).
    */
   assignees?: {
+    /**
+     * A row id: the database's integer (1 to 2^31-1).
+     */
     userId?: number;
     name?: string;
   }[];

@@ -21,6 +21,8 @@ export interface ReportAction {
    *
    * @minItems 1
    * @maxItems 10
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
    */
   doctorIds?:
     | [number]

@@ -32,7 +32,13 @@ export interface Role {
     logic: CodesDataScopeLogicJson;
     conditions: DataConditions;
   };
+  /**
+   * Items: A row id: the database's integer (1 to 2^31-1).
+   */
   regionOrgIds?: number[];
+  /**
+   * Items: A row id: the database's integer (1 to 2^31-1).
+   */
   remoteOrgIds?: number[];
   /**
    * The hospital that owns the role (it is assigned there only, and changed by whoever holds that hospital in scope); absent: the region's, changed only with region scope.

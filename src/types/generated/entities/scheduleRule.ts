@@ -12,7 +12,13 @@ export type ScheduleRule = (
     }
 ) & {
   id?: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId: number;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   deviceId?: number;
   /**
    * A DICOM modality code (tag 0008,0060: CT, MR, DR …). The choices are the values of the modality dictionary, which a region may extend; the server checks a saved value against it.

@@ -11,6 +11,9 @@ export type CodesTemplateScopeJson = 'public' | 'private';
 export interface Template {
   id?: number;
   scope: CodesTemplateScopeJson;
+  /**
+   * A row id: the database's integer (1 to 2^31-1).
+   */
   hospitalId?: number;
   ownerId?: number | null;
   /**

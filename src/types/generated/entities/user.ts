@@ -46,13 +46,31 @@ export interface User {
    */
   memberships: [
     {
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       hospitalId: number;
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       roleId: number;
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       departmentId?: number;
     },
     ...{
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       hospitalId: number;
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       roleId: number;
+      /**
+       * A row id: the database's integer (1 to 2^31-1).
+       */
       departmentId?: number;
     }[]
   ];

@@ -34,6 +34,9 @@ export interface UserSession {
   name: string;
   details?: {
     name?: string;
+    /**
+     * A row id: the database's integer (1 to 2^31-1).
+     */
     userId?: number;
   };
   mobile?: string;
@@ -41,6 +44,9 @@ export interface UserSession {
   hospitalId: number | null;
   hospitalName?: string | null;
   hospitals?: {
+    /**
+     * A row id: the database's integer (1 to 2^31-1).
+     */
     id: number;
     name: string;
   }[];
@@ -48,6 +54,9 @@ export interface UserSession {
    * The roles the user has in the current hospital.
    */
   roles?: {
+    /**
+     * A row id: the database's integer (1 to 2^31-1).
+     */
     id: number;
     name: string;
   }[];
@@ -66,6 +75,9 @@ export interface UserSession {
    */
   dataScopes?: {
     all: boolean;
+    /**
+     * Items: A row id: the database's integer (1 to 2^31-1).
+     */
     hospitalIds: number[];
     conditionSets: {
       logic: CodesDataScopeLogicJson;
