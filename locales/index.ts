@@ -100,14 +100,53 @@ export function matchLanguage(candidates: Array<string | undefined | null>): str
   return undefined;
 }
 
-/** Translates with fallback and {name} interpolation; an unknown key returns itself. */
+const pluralRules = new Map<string, Intl.PluralRules>();
+
+/** The language's plural category of a count ("one", "few", "many", "other", …), as i18next picks it. */
+export function pluralCategory(lang: string, count: number): Intl.LDMLPluralRule {
+  let rules = pluralRules.get(lang);
+  if (!rules) {
+    rules = new Intl.PluralRules(lang);
+    pluralRules.set(lang, rules);
+  }
+  return rules.select(count);
+}
+
+/** The plural suffixes i18next reads: `<key>_one`, `<key>_few`, … */
+export const PLURAL_SUFFIX = /_(zero|one|two|few|many|other)$/;
+
+/**
+ * Translates with fallback and {name} interpolation; an unknown key returns itself. A
+ * numeric `count` picks the plural form as i18next does: in each language of the chain
+ * `<key>_<category>`, then `<key>`, then `<key>_other`.
+ */
 export function translate(lang: string, key: string, params?: Record<string, unknown>): string {
   let text: string | undefined;
+  const count = params?.count;
   for (const l of fallbackChain(lang)) {
-    text = resources[l]?.[key];
+    const keys = typeof count === 'number' ? [`${key}_${pluralCategory(l, count)}`, key, `${key}_other`] : [key];
+    text = keys.map((k) => resources[l]?.[k]).find((x) => x !== undefined);
     if (text !== undefined) break;
   }
   if (text === undefined) return key;
   if (!params) return text;
   return text.replace(/\{\{?(\w+)\}?\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}
+
+/**
+ * A number with its unit from a code table, as the language says it ("45岁", "1 year",
+ * "78 лет"): the unit's counted text `entity.value.count.<table>.<unit>` in its plural
+ * form (`_one`, `_few`, `_many`, `_other` with `count`), else the value and the unit's
+ * label (`entity.value.withUnit`). `t` is the caller's translate (i18next on the client,
+ * translate() on the server); an unknown key comes back as itself.
+ */
+export function valueWithUnit(t: (key: string, params?: Record<string, unknown>) => string, table: string | undefined, unit: unknown, value: unknown): string {
+  const hasUnit = table !== undefined && unit !== undefined && unit !== null && unit !== '';
+  const n = typeof value === 'number' ? value : Number(value);
+  if (hasUnit && value !== '' && Number.isFinite(n)) {
+    const key = `entity.value.count.${table}.${String(unit)}`;
+    const counted = t(key, { count: n });
+    if (counted !== key) return counted;
+  }
+  return t('entity.value.withUnit', { value, unit: hasUnit ? t(`code.${table}.${String(unit)}`) : '' });
 }

@@ -5,6 +5,7 @@
  */
 import { ArrowLeftOutlined, LeftOutlined, LockOutlined, RightOutlined, UnlockOutlined } from '@ant-design/icons';
 import { Button, Flex, Space, Tag, Tooltip, Typography } from 'antd';
+import { valueWithUnit } from '../../locales';
 import { useTranslate } from '../schema/useTranslate';
 import { formatTime } from '../utils/format';
 import type { ReportDetail } from './api';
@@ -24,7 +25,7 @@ export function ReportHeader({ detail, walk, onStep, onClose }: ReportHeaderProp
   const { t } = useTranslate();
   const exam = detail.exam;
   const lockedByOther = Boolean(detail.lockState && !detail.lockMine);
-  const age = exam.age !== undefined ? `${exam.age}${exam.ageUnit !== undefined ? t(`code.ageUnit.${exam.ageUnit}`) : ''}` : undefined;
+  const age = exam.age !== undefined ? valueWithUnit(t, 'ageUnit', exam.ageUnit, exam.age) : undefined;
   const facts = [
     exam.sex !== undefined ? t(`code.sex.${exam.sex}`) : undefined,
     age,

@@ -10,7 +10,7 @@
  *   delete does not (no deleteExam); terminate after confirming → terminated, and only
  *   cancel termination is offered; cancelling it → registered again
  */
-import { translate } from '../../locales';
+import { translate, valueWithUnit } from '../../locales';
 import { ageFromBirthDate as ageFrom } from '../../config/person';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
@@ -92,7 +92,7 @@ describe('registration and the exam list in Chromium', () => {
     const row = list.row(name);
     const text = (await row.textContent()) ?? '';
     expect(text).toMatch(/\d{13}/); // the exam code: the day and a daily number
-    expect(text).toContain(zh('entity.value.withUnit', { value: age, unit: zh('code.ageUnit.4') }));
+    expect(text).toContain(valueWithUnit(zh, 'ageUnit', 4, age));
     expect(text).toContain(zh('code.examState.1'));
     expect(text).toContain('胸部正位片');
     expect(text).toContain('¥60.00');
