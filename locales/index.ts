@@ -11,6 +11,7 @@ import app from '../config/app.json';
 import zhAuth from './zh-CN/auth.json';
 import zhCode from './zh-CN/code.json';
 import zhCommon from './zh-CN/common.json';
+import zhDictionary from './zh-CN/dictionary.json';
 import zhEntity from './zh-CN/entity.json';
 import zhError from './zh-CN/error.json';
 import zhMenu from './zh-CN/menu.json';
@@ -20,6 +21,7 @@ import zhValidation from './zh-CN/validation.json';
 import enAuth from './en-US/auth.json';
 import enCode from './en-US/code.json';
 import enCommon from './en-US/common.json';
+import enDictionary from './en-US/dictionary.json';
 import enEntity from './en-US/entity.json';
 import enError from './en-US/error.json';
 import enMenu from './en-US/menu.json';
@@ -29,6 +31,7 @@ import enValidation from './en-US/validation.json';
 import ruAuth from './ru-RU/auth.json';
 import ruCode from './ru-RU/code.json';
 import ruCommon from './ru-RU/common.json';
+import ruDictionary from './ru-RU/dictionary.json';
 import ruEntity from './ru-RU/entity.json';
 import ruError from './ru-RU/error.json';
 import ruMenu from './ru-RU/menu.json';
@@ -38,6 +41,7 @@ import ruValidation from './ru-RU/validation.json';
 import esAuth from './es-ES/auth.json';
 import esCode from './es-ES/code.json';
 import esCommon from './es-ES/common.json';
+import esDictionary from './es-ES/dictionary.json';
 import esEntity from './es-ES/entity.json';
 import esError from './es-ES/error.json';
 import esMenu from './es-ES/menu.json';
@@ -49,10 +53,10 @@ export type Dictionary = Record<string, string>;
 export type LanguageCode = (typeof app.languages)[number]['code'];
 
 const namespaces: Record<string, Record<string, Record<string, string>>> = {
-  'zh-CN': { auth: zhAuth, code: zhCode, common: zhCommon, entity: zhEntity, error: zhError, menu: zhMenu, permission: zhPermission, sms: zhSms, validation: zhValidation },
-  'en-US': { auth: enAuth, code: enCode, common: enCommon, entity: enEntity, error: enError, menu: enMenu, permission: enPermission, sms: enSms, validation: enValidation },
-  'ru-RU': { auth: ruAuth, code: ruCode, common: ruCommon, entity: ruEntity, error: ruError, menu: ruMenu, permission: ruPermission, sms: ruSms, validation: ruValidation },
-  'es-ES': { auth: esAuth, code: esCode, common: esCommon, entity: esEntity, error: esError, menu: esMenu, permission: esPermission, sms: esSms, validation: esValidation },
+  'zh-CN': { auth: zhAuth, code: zhCode, common: zhCommon, dictionary: zhDictionary, entity: zhEntity, error: zhError, menu: zhMenu, permission: zhPermission, sms: zhSms, validation: zhValidation },
+  'en-US': { auth: enAuth, code: enCode, common: enCommon, dictionary: enDictionary, entity: enEntity, error: enError, menu: enMenu, permission: enPermission, sms: enSms, validation: enValidation },
+  'ru-RU': { auth: ruAuth, code: ruCode, common: ruCommon, dictionary: ruDictionary, entity: ruEntity, error: ruError, menu: ruMenu, permission: ruPermission, sms: ruSms, validation: ruValidation },
+  'es-ES': { auth: esAuth, code: esCode, common: esCommon, dictionary: esDictionary, entity: esEntity, error: esError, menu: esMenu, permission: esPermission, sms: esSms, validation: esValidation },
 };
 
 function flatten(byNamespace: Record<string, Record<string, string>>): Dictionary {

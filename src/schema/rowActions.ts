@@ -118,8 +118,8 @@ export function splitRowActions(keys: readonly string[], menu: ActionMenu | unde
 }
 
 /** Room per link of the action column, and for the "more" dropdown (a short text and its arrow). */
-const LINK_WIDTH = 64;
-const MORE_WIDTH = 64;
+const LINK_WIDTH = 56;
+const MORE_WIDTH = 56;
 
 /**
  * The action column's width for a user who may use `allowed` actions at most: room for
