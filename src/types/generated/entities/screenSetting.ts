@@ -29,4 +29,24 @@ export interface ScreenSetting {
     key: FieldKey;
     show: boolean;
   }[];
+  /**
+   * A bespoke screen's split and panels as the user left them (the report page: the viewer, the report and the side tabs, and the viewer's series and measurement panels).
+   */
+  panes?: {
+    /**
+     * Each pane's share of the width, in percent, left to right; 0 is a folded pane.
+     *
+     * @minItems 2
+     * @maxItems 4
+     */
+    sizes?: [number, number] | [number, number, number] | [number, number, number, number];
+    /**
+     * The viewer's series panel shows.
+     */
+    series?: boolean;
+    /**
+     * The viewer's measurement panel shows.
+     */
+    measurements?: boolean;
+  };
 }
