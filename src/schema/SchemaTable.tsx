@@ -63,9 +63,13 @@ function rowName(row: Row): string {
 /** Does the action open a dialog of its own (an input, a pick, a bespoke dialog or a list)? */
 const opensDialog = (a: RowAction) => Boolean(a.input || a.pick || a.dialog || a.list);
 
-/** The dialog an action opens for the row; `onClose(changed)` reloads the list when something changed. */
-function RowActionDialog({ view, action, row, onClose }: { view: View; action: RowAction; row: Row; onClose: (changed: boolean) => void }) {
+/** The dialog an action opens for the row; closed, it calls `onDone` (a reload) when something changed. */
+function RowActionDialog({ view, action, row, onClose: closed, onDone }: { view: View; action: RowAction; row: Row; onClose: () => void; onDone: () => void }) {
   const { input, pick, dialog, list } = action;
+  const onClose = (changed: boolean) => {
+    closed();
+    if (changed) onDone();
+  };
   if (input) return <InputDialog view={view} action={{ ...action, input }} row={row} onClose={onClose} />;
   if (pick) return <PickDialog view={view} action={{ ...action, pick }} row={row} onClose={onClose} />;
   if (dialog) return <ActionDialog view={view} actionKey={action.key} spec={dialog} row={row} onClose={onClose} />;
@@ -135,17 +139,7 @@ function RowActionLink({ view, action, row, t, context, onDone }: RowActionProps
       ) : (
         link
       )}
-      {open && (
-        <RowActionDialog
-          view={view}
-          action={action}
-          row={row}
-          onClose={(changed) => {
-            setOpen(false);
-            if (changed) onDone();
-          }}
-        />
-      )}
+      {open && <RowActionDialog view={view} action={action} row={row} onClose={() => setOpen(false)} onDone={onDone} />}
     </>
   );
 }
@@ -211,17 +205,7 @@ function MoreActions({ view, actions, generic, row, t, context, onDone }: Omit<R
           {t('entity.action.more')} <DownOutlined style={{ fontSize: 10 }} />
         </Typography.Link>
       </Dropdown>
-      {open && (
-        <RowActionDialog
-          view={view}
-          action={open}
-          row={row}
-          onClose={(changed) => {
-            setOpen(undefined);
-            if (changed) onDone();
-          }}
-        />
-      )}
+      {open && <RowActionDialog view={view} action={open} row={row} onClose={() => setOpen(undefined)} onDone={onDone} />}
     </>
   );
 }
