@@ -6,7 +6,7 @@
 export type FieldKey = string;
 
 /**
- * One user's settings of one list screen (spec section 7, "save and get user config (list columns)", "generic get-columns and set-columns by module"): which columns show, in what order and pinned where, and which query-bar fields show in what order. Keys are the view's field names; the client ignores keys the view no longer has, so a stored setting never breaks a changed view.
+ * One user's settings of one screen: a list screen's columns and query fields, or a bespoke screen's split and panels (spec section 7, "save and get user config (list columns)", "generic get-columns and set-columns by module"): which columns show, in what order and pinned where, and which query-bar fields show in what order. Keys are the view's field names; the client ignores keys the view no longer has, so a stored setting never breaks a changed view.
  */
 export interface ScreenSetting {
   /**
