@@ -5,7 +5,7 @@
  * entity schema the client's table is built from, so the file and the screen agree.
  * Pure apart from the locale dictionaries; no I/O.
  */
-import { translate } from '../../locales';
+import { translate, valueWithUnit } from '../../locales';
 import { entityModel } from '../../src/schema/model';
 import type { View } from '../../src/schema/types';
 
@@ -48,7 +48,8 @@ export function sheetColumns(view: View, lang: string): SheetColumn[] {
     const base = { field, header, width: Math.max(10, Math.min(40, header.length * 2 + 4)) };
     if (hint?.suffixField) {
       const suffix = hint.suffixField;
-      return { ...base, cell: (r) => (empty(r[field]) ? null : t('entity.value.withUnit', { value: r[field], unit: codeText(suffix, r[suffix]) })) };
+      const table = model.byName.get(suffix)?.code;
+      return { ...base, cell: (r) => (empty(r[field]) ? null : valueWithUnit(t, table, r[suffix], r[field])) };
     }
     if (hint?.money) return { ...base, numFmt: '0.00', cell: (r) => (typeof r[field] === 'number' ? (r[field] as number) : null) };
     // A reference shows the name the list query selects beside it (hospitalId → hospitalName).

@@ -5,7 +5,8 @@
  * - duplicates (BDT201-204) carry the id of the row in the way (`existingId`); the
  *   client asks and saves again with `overwrite: true`, which updates that row
  * - built-ins (BDT205) and items with children (BDT206) are never deleted
- * - GET options?code= gives a dictionary's enabled items: what forms offer
+ * - GET options?code= gives a dictionary's enabled items: what forms offer; the client
+ *   labels built-in ones in the user's language (src/schema/options.ts dictionaryLabel)
  * - Excel: template, export, import (rows checked by the entity schema and the same
  *   duplicate rules as save; good rows stored in one transaction) and the failed
  *   rows back as a file kept in the platform's file storage, so any instance serves it
@@ -273,8 +274,9 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
     optionParams: { code: common('text32') },
     /**
      * Without `code`: the dictionaries (the item screen's choice). With `code`: that
-     * dictionary's enabled items by sort, which is what a form's select offers; none
-     * while the dictionary itself is disabled.
+     * dictionary's enabled items by sort, which is what a form's select offers (with
+     * `builtin`, which items have texts per language); none while the dictionary itself
+     * is disabled.
      */
     async options(q, query) {
       if (!query.code) {
@@ -283,8 +285,9 @@ export default async function dictionaryRoutes(fastify: FastifyInstance) {
       }
       const dict = await q.query<{ status: number }>('SELECT status FROM dictionary WHERE code = $1', [query.code]);
       if (!dict.rowCount) throw new AppError('BDT104');
-      const { rows } = await q.query<{ value: string; label: string }>(
-        `SELECT i.value, i.label FROM dictionary_item i JOIN dictionary d ON d.id = i.dictionary_id
+      // builtin: the client shows a built-in item in the user's language, an added one as stored.
+      const { rows } = await q.query<{ value: string; label: string; builtin: boolean }>(
+        `SELECT i.value, i.label, i.builtin FROM dictionary_item i JOIN dictionary d ON d.id = i.dictionary_id
           WHERE d.code = $1 AND d.status = 1 AND i.status = 1 ORDER BY i.sort, i.id`,
         [query.code],
       );

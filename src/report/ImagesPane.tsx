@@ -3,7 +3,8 @@
  * fetched when it first renders) on the exam's studies, or the empty state when the
  * exam has none or the user may not view images. The viewer lays itself out over the
  * whole window; this pane is its containing block (CSS containment), so it stays in
- * the pane. Its close button hides it until the user shows the images again.
+ * the pane. Its close button hides it until the user shows the images again; which of
+ * its side panels show is the page's (the user's remembered choice).
  */
 import { PictureOutlined } from '@ant-design/icons';
 import { Button, Empty, Spin } from 'antd';
@@ -15,8 +16,9 @@ import { getSession } from '../session/store';
 import { viewerStudies, type ViewerStudies } from '../viewer/api';
 import { autoLoads } from '../viewer/launch';
 import { LazyViewer } from '../viewer/lazy';
+import type { ViewerPanels } from '../viewer/types';
 
-export function ImagesPane({ examId, hasImages }: { examId: number; hasImages: boolean }) {
+export function ImagesPane({ examId, hasImages, panels, onPanels }: { examId: number; hasImages: boolean; panels?: ViewerPanels; onPanels?: (panels: ViewerPanels) => void }) {
   const { t } = useTranslate();
   const allowed = can(usePermissionMap(), 'image:view');
   const [data, setData] = useState<ViewerStudies | null>();
@@ -54,7 +56,11 @@ export function ImagesPane({ examId, hasImages }: { examId: number; hasImages: b
   if (!data) return <Spin style={{ display: 'block', margin: '30vh auto' }} />;
   return (
     <div data-testid="report-images" style={{ position: 'relative', height: '100%', contain: 'layout paint' }}>
-      <LazyViewer studies={data.list} masked={data.masked} sideBySide={false} autoLoad={autoLoads(getSession().user?.setting?.viewConfig)} onClose={() => setHidden(true)} />
+      <LazyViewer studies={data.list} masked={data.masked} sideBySide={false} autoLoad={autoLoads(getSession().user?.setting?.viewConfig)}
+        panels={panels}
+        onPanels={onPanels}
+        onClose={() => setHidden(true)}
+      />
     </div>
   );
 }

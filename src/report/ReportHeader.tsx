@@ -3,10 +3,12 @@
  * the server sends them), the report's state, print and superior-hospital state, who
  * holds the lock and until when, and previous / next report (Alt+P / Alt+N).
  */
-import { ArrowLeftOutlined, LeftOutlined, LockOutlined, RightOutlined, UnlockOutlined } from '@ant-design/icons';
-import { Button, Flex, Space, Tag, Tooltip, Typography } from 'antd';
+import { ArrowLeftOutlined, LeftOutlined, LockOutlined, QuestionCircleOutlined, RightOutlined, UnlockOutlined } from '@ant-design/icons';
+import { Button, Flex, Popover, Space, Tag, Tooltip, Typography } from 'antd';
+import { valueWithUnit } from '../../locales';
 import { useTranslate } from '../schema/useTranslate';
 import { formatTime } from '../utils/format';
+import { KeysHelp } from '../viewer/KeysHelp';
 import type { ReportDetail } from './api';
 
 /** Tag colours by report state: open work, waiting, refused, done. */
@@ -24,7 +26,7 @@ export function ReportHeader({ detail, walk, onStep, onClose }: ReportHeaderProp
   const { t } = useTranslate();
   const exam = detail.exam;
   const lockedByOther = Boolean(detail.lockState && !detail.lockMine);
-  const age = exam.age !== undefined ? `${exam.age}${exam.ageUnit !== undefined ? t(`code.ageUnit.${exam.ageUnit}`) : ''}` : undefined;
+  const age = exam.age !== undefined ? valueWithUnit(t, 'ageUnit', exam.ageUnit, exam.age) : undefined;
   const facts = [
     exam.sex !== undefined ? t(`code.sex.${exam.sex}`) : undefined,
     age,
@@ -63,6 +65,20 @@ export function ReportHeader({ detail, walk, onStep, onClose }: ReportHeaderProp
             : t(detail.lockMine ? 'entity.report.detail.lockMine' : 'entity.report.detail.unlocked')}
         </Tag>
       </Space>
+      <Popover
+        content={
+          <KeysHelp
+            t={t}
+            testId="report-keys-help"
+            extra={[{ keys: 'Ctrl+S', text: t('entity.report.detail.keys.save') }, ...(walk ? [{ keys: 'Alt+P / Alt+N', text: t('entity.report.detail.keys.report') }] : [])]}
+          />
+        }
+        title={t('entity.viewer.keys.title')}
+        trigger={['hover', 'click']}
+        placement="bottomRight"
+      >
+        <Button type="text" icon={<QuestionCircleOutlined />} aria-label={t('entity.viewer.keys.title')} data-testid="report-keys" />
+      </Popover>
       {walk && (
         <Space.Compact>
           <Tooltip title="Alt+P">
@@ -81,3 +97,4 @@ export function ReportHeader({ detail, walk, onStep, onClose }: ReportHeaderProp
     </Flex>
   );
 }
+

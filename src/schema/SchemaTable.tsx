@@ -15,10 +15,10 @@
  * renders: the column-settings popover is controlled and saved to the server (debounced),
  * and a query-options dialog picks which query fields show and in what order.
  */
-import { FilterOutlined, PlusOutlined } from '@ant-design/icons';
+import { DownOutlined, FilterOutlined, PlusOutlined } from '@ant-design/icons';
 import { ProTable, type ActionType } from '@ant-design/pro-components';
 import { useDebounceFn, useUnmount } from 'ahooks';
-import { App, Button, Card, Flex, Popconfirm, Space, Typography } from 'antd';
+import { App, Button, Card, Dropdown, Flex, Popconfirm, Space, Typography } from 'antd';
 import { useMemo, useRef, useState, type MutableRefObject } from 'react';
 import { useNavigate, useSearchParams } from 'umi';
 import { menuKey } from '../i18n/detect';
@@ -27,7 +27,7 @@ import { applyColumnSetting, applyQuerySetting, columnSettingOf, type ColumnsSta
 import { invalidateOptions, loadOptions } from './options';
 import { ownedRights, useActions, usePermissionMap } from './permissions';
 import { resourceApi, type Entity } from './resource';
-import { rowActionAllowed, rowActionTarget, rowActionTextKey, runRowAction, visibleRowActions } from './rowActions';
+import { actionColumnWidth, rowActionAllowed, rowActionTarget, rowActionTextKey, runRowAction, splitRowActions, visibleRowActions } from './rowActions';
 import { hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column, type Row } from './toColumns';
 import { QueryOptionsDialog } from './QueryOptionsDialog';
 import { RowListDialog } from './RowListDialog';
@@ -60,35 +60,28 @@ function rowName(row: Row): string {
   return v === undefined || v === null ? '' : String(v);
 }
 
-/**
- * One of the view's row actions on one row: opens its screen, shows its list, its
- * pick, its input or its bespoke dialog, or asks first when the view says so, then
- * calls and reloads. `context`: the screen's values a path may name ({$kind}).
- */
-function RowActionLink({
-  view,
-  action,
-  row,
-  t,
-  context,
-  onDone,
-}: {
-  view: View;
-  action: RowAction;
-  row: Row;
-  t: Translate;
-  context: PathContext;
-  onDone: () => void;
-}) {
-  const { message } = App.useApp();
-  const navigate = useNavigate();
-  const [busy, setBusy] = useState(false);
-  const [listing, setListing] = useState(false);
-  const closeDialog = (changed: boolean) => {
-    setListing(false);
+/** Does the action open a dialog of its own (an input, a pick, a bespoke dialog or a list)? */
+const opensDialog = (a: RowAction) => Boolean(a.input || a.pick || a.dialog || a.list);
+
+/** The dialog an action opens for the row; closed, it calls `onDone` (a reload) when something changed. */
+function RowActionDialog({ view, action, row, onClose: closed, onDone }: { view: View; action: RowAction; row: Row; onClose: () => void; onDone: () => void }) {
+  const { input, pick, dialog, list } = action;
+  const onClose = (changed: boolean) => {
+    closed();
     if (changed) onDone();
   };
-  const run = async () => {
+  if (input) return <InputDialog view={view} action={{ ...action, input }} row={row} onClose={onClose} />;
+  if (pick) return <PickDialog view={view} action={{ ...action, pick }} row={row} onClose={onClose} />;
+  if (dialog) return <ActionDialog view={view} actionKey={action.key} spec={dialog} row={row} onClose={onClose} />;
+  if (list) return <RowListDialog view={view} action={{ ...action, list }} row={row} onClose={() => onClose(false)} />;
+  return null;
+}
+
+/** Makes a row action's call for the row, says it is done and reloads; the request wrapper has told the user of a refusal. */
+function useRowCall(view: View, row: Row, t: Translate, onDone: () => void) {
+  const { message } = App.useApp();
+  const [busy, setBusy] = useState(false);
+  const run = async (action: RowAction) => {
     if (busy) return;
     setBusy(true);
     try {
@@ -96,87 +89,124 @@ function RowActionLink({
       message.success(t(rowActionTextKey(view, action, 'Done'), { name: rowName(row) }));
       onDone();
     } catch {
-      // The request wrapper has already told the user.
+      // Already shown by the request wrapper.
     } finally {
       setBusy(false);
     }
   };
+  return { busy, run };
+}
+
+interface RowActionProps {
+  view: View;
+  action: RowAction;
+  row: Row;
+  t: Translate;
+  /** The screen's values a path may name ({$kind}). */
+  context: PathContext;
+  onDone: () => void;
+}
+
+/**
+ * One of the view's row actions on one row, as a link: opens its screen or its dialog
+ * (an input, a pick, a bespoke dialog, a list), or calls and reloads, asking first
+ * when the view says so.
+ */
+function RowActionLink({ view, action, row, t, context, onDone }: RowActionProps) {
+  const navigate = useNavigate();
+  const { busy, run } = useRowCall(view, row, t, onDone);
+  const [open, setOpen] = useState(false);
   const testId = `row-action-${action.key}`;
-  const label = t(rowActionTextKey(view, action));
   const target = rowActionTarget(action, row, context);
-  const { list, pick, dialog, input } = action;
-  if (input) {
-    const link = (
-      <Typography.Link onClick={action.confirm ? undefined : () => setListing(true)} data-testid={testId}>
-        {label}
-      </Typography.Link>
-    );
-    return (
-      <>
-        {action.confirm ? (
-          <Popconfirm
-            title={t(rowActionTextKey(view, action, 'Confirm'), {
-              name: rowName(row),
-            })}
-            okText={t('common.ok')}
-            cancelText={t('common.cancel')}
-            okButtonProps={{ 'data-testid': `${testId}-ok` }}
-            onConfirm={() => setListing(true)}
-          >
-            {link}
-          </Popconfirm>
-        ) : (
-          link
-        )}
-        {listing && <InputDialog view={view} action={{ ...action, input }} row={row} onClose={closeDialog} />}
-      </>
-    );
-  }
-  if (pick || dialog)
-    return (
-      <>
-        <Typography.Link onClick={() => setListing(true)} data-testid={testId}>
-          {label}
-        </Typography.Link>
-        {listing && pick && <PickDialog view={view} action={{ ...action, pick }} row={row} onClose={closeDialog} />}
-        {listing && dialog && <ActionDialog view={view} actionKey={action.key} spec={dialog} row={row} onClose={closeDialog} />}
-      </>
-    );
-  if (list)
-    return (
-      <>
-        <Typography.Link onClick={() => setListing(true)} data-testid={testId}>
-          {label}
-        </Typography.Link>
-        {listing && <RowListDialog view={view} action={{ ...action, list }} row={row} onClose={() => setListing(false)} />}
-      </>
-    );
-  if (target)
-    return (
-      <Typography.Link onClick={() => navigate(target)} data-testid={testId}>
-        {label}
-      </Typography.Link>
-    );
-  if (!action.confirm)
-    return (
-      <Typography.Link onClick={run} disabled={busy} data-testid={testId}>
-        {label}
-      </Typography.Link>
-    );
+  const act = () => (opensDialog(action) ? setOpen(true) : target ? navigate(target) : run(action));
+  const link = (
+    <Typography.Link onClick={action.confirm ? undefined : () => void act()} disabled={busy} data-testid={testId}>
+      {t(rowActionTextKey(view, action))}
+    </Typography.Link>
+  );
   return (
-    <Popconfirm
-      title={t(rowActionTextKey(view, action, 'Confirm'), {
-        name: rowName(row),
-      })}
-      okText={t('common.ok')}
-      cancelText={t('common.cancel')}
-      okButtonProps={{ loading: busy, 'data-testid': `${testId}-ok` }}
-      onConfirm={run}
-    >
-      <Typography.Link disabled={busy} data-testid={testId}>
-        {label}
-      </Typography.Link>
-    </Popconfirm>
+    <>
+      {action.confirm ? (
+        <Popconfirm
+          title={t(rowActionTextKey(view, action, 'Confirm'), { name: rowName(row) })}
+          okText={t('common.ok')}
+          cancelText={t('common.cancel')}
+          okButtonProps={{ loading: busy, 'data-testid': `${testId}-ok` }}
+          onConfirm={act}
+        >
+          {link}
+        </Popconfirm>
+      ) : (
+        link
+      )}
+      {open && <RowActionDialog view={view} action={action} row={row} onClose={() => setOpen(false)} onDone={onDone} />}
+    </>
+  );
+}
+
+/** An action of the column other than the view's row actions (detail, edit, delete), as the "more" menu needs it. */
+interface GenericEntry {
+  key: string;
+  label: string;
+  testId: string;
+  danger?: boolean;
+  /** The question asked first, if any. */
+  confirm?: string;
+  perform: () => unknown;
+}
+
+/**
+ * The row's actions that did not fit as links, under "more": the same actions as the
+ * links (a confirmation is asked in a dialog, as a menu item has no place to anchor a
+ * popover; its OK button has the link's `-ok` test id). The trigger lists their keys
+ * (data-actions, space-separated), so what a row offers can be read without opening it.
+ */
+function MoreActions({ view, actions, generic, row, t, context, onDone }: Omit<RowActionProps, 'action'> & { actions: RowAction[]; generic: GenericEntry[] }) {
+  const { modal } = App.useApp();
+  const navigate = useNavigate();
+  const { run } = useRowCall(view, row, t, onDone);
+  const [open, setOpen] = useState<RowAction>();
+  const confirm = (title: string, testId: string, onOk: () => unknown, danger?: boolean) =>
+    modal.confirm({
+      title,
+      okText: t('common.ok'),
+      cancelText: t('common.cancel'),
+      okButtonProps: { danger, 'data-testid': `${testId}-ok` } as never,
+      onOk: async () => {
+        await onOk();
+      },
+    });
+  const perform = (action: RowAction) => {
+    const target = rowActionTarget(action, row, context);
+    const act = () => (opensDialog(action) ? setOpen(action) : target ? navigate(target) : run(action));
+    if (action.confirm) confirm(t(rowActionTextKey(view, action, 'Confirm'), { name: rowName(row) }), `row-action-${action.key}`, act);
+    else void act();
+  };
+  const entries: GenericEntry[] = [
+    ...actions.map((a) => ({ key: a.key, label: t(rowActionTextKey(view, a)), testId: `row-action-${a.key}`, perform: () => perform(a) })),
+    ...generic,
+  ];
+  const byKey = new Map(entries.map((e) => [e.key, e]));
+  return (
+    <>
+      <Dropdown
+        trigger={['click']}
+        menu={{
+          items: entries.map((e) => ({ key: e.key, danger: e.danger, label: <span data-testid={e.testId}>{e.label}</span> })),
+          onClick: ({ key }) => {
+            const e = byKey.get(key);
+            if (!e) return;
+            if (e.confirm) confirm(e.confirm, e.testId, e.perform, e.danger);
+            else void e.perform();
+          },
+        }}
+      >
+        <Typography.Link data-testid="row-more" data-actions={entries.map((e) => e.key).join(' ')}>
+          {t('entity.action.more')} <DownOutlined style={{ fontSize: 10 }} />
+        </Typography.Link>
+      </Dropdown>
+      {open && <RowActionDialog view={view} action={open} row={row} onClose={() => setOpen(undefined)} onDone={onDone} />}
+    </>
   );
 }
 
@@ -235,49 +265,77 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
     });
     const extra = (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
     if (!can.view && !can.edit && !can.remove && !extra.length) return cols;
+    const menu = view.list.actionMenu;
+    const allowed = Number(can.view) + Number(can.edit) + Number(can.remove) + extra.length;
+    const reload = () => actionRef.current?.reload();
+    const remove = async (row: Row) => {
+      await api.remove(row.id as number);
+      invalidateOptions(view.resource);
+      message.success(t('entity.action.deleted'));
+      reload();
+    };
     cols.push({
       title: t('entity.action.operation'),
       key: '__actions',
       valueType: 'option',
       fixed: 'right',
-      // Room for detail / edit / delete where the view has a form, and for each further action.
-      width: (view.form ? 170 : 40) + 40 * extra.length,
-      render: (_dom, row) => (
-        // wrap: a longer translation takes a second line instead of running out of the column.
-        <Space size={4} wrap data-testid="row-actions">
-          {can.view && (
-            <Typography.Link onClick={() => onOpen('detail', row as Entity)} data-testid="row-detail">
-              {t('entity.action.detail')}
+      width: actionColumnWidth(allowed, menu),
+      render: (_dom, row) => {
+        const actions = new Map(visibleRowActions(view, row, permissionMap, context).map((a) => [a.key, a]));
+        // A row the caller may not change (a region-owned role seen from a hospital) offers no edit or delete.
+        const own = ownedRights(can, false, row);
+        const keys = [...(can.view ? ['detail'] : []), ...(own.edit ? ['edit'] : []), ...actions.keys(), ...(own.remove ? ['delete'] : [])];
+        const { inline, more } = splitRowActions(keys, menu);
+        const link = (key: string) => {
+          const action = actions.get(key);
+          if (action) return <RowActionLink key={key} view={view} action={action} row={row} t={t} context={context} onDone={reload} />;
+          if (key === 'delete')
+            return (
+              <Popconfirm
+                key={key}
+                title={t('entity.action.deleteConfirm', { name: rowName(row) })}
+                okText={t('common.ok')}
+                cancelText={t('common.cancel')}
+                okButtonProps={{ danger: true, 'data-testid': 'row-delete-ok' }}
+                onConfirm={() => remove(row)}
+              >
+                <Typography.Link type="danger" data-testid="row-delete">
+                  {t('entity.action.delete')}
+                </Typography.Link>
+              </Popconfirm>
+            );
+          const mode = key === 'edit' ? 'edit' : 'detail';
+          return (
+            <Typography.Link key={key} onClick={() => onOpen(mode, row as Entity)} data-testid={`row-${mode}`}>
+              {t(`entity.action.${mode}`)}
             </Typography.Link>
-          )}
-          {ownedRights(can, false, row).edit && (
-            <Typography.Link onClick={() => onOpen('edit', row as Entity)} data-testid="row-edit">
-              {t('entity.action.edit')}
-            </Typography.Link>
-          )}
-          {visibleRowActions(view, row, permissionMap, context).map((action) => (
-            <RowActionLink key={action.key} view={view} action={action} row={row} t={t} context={context} onDone={() => actionRef.current?.reload()} />
-          ))}
-          {ownedRights(can, false, row).remove && (
-            <Popconfirm
-              title={t('entity.action.deleteConfirm', { name: rowName(row) })}
-              okText={t('common.ok')}
-              cancelText={t('common.cancel')}
-              okButtonProps={{ danger: true, 'data-testid': 'row-delete-ok' }}
-              onConfirm={async () => {
-                await api.remove(row.id as number);
-                invalidateOptions(view.resource);
-                message.success(t('entity.action.deleted'));
-                actionRef.current?.reload();
-              }}
-            >
-              <Typography.Link type="danger" data-testid="row-delete">
-                {t('entity.action.delete')}
-              </Typography.Link>
-            </Popconfirm>
-          )}
-        </Space>
-      ),
+          );
+        };
+        const generic = more
+          .filter((key) => !actions.has(key))
+          .map<GenericEntry>((key) =>
+            key === 'delete'
+              ? { key, label: t('entity.action.delete'), testId: 'row-delete', danger: true, confirm: t('entity.action.deleteConfirm', { name: rowName(row) }), perform: () => remove(row) }
+              : { key, label: t(key === 'edit' ? 'entity.action.edit' : 'entity.action.detail'), testId: `row-${key}`, perform: () => onOpen(key === 'edit' ? 'edit' : 'detail', row as Entity) },
+          );
+        return (
+          // wrap: a longer translation takes a second line instead of running out of the column.
+          <Space size={4} wrap data-testid="row-actions">
+            {inline.map(link)}
+            {more.length > 0 && (
+              <MoreActions
+                view={view}
+                actions={more.flatMap((key) => actions.get(key) ?? [])}
+                generic={generic}
+                row={row}
+                t={t}
+                context={context}
+                onDone={reload}
+              />
+            )}
+          </Space>
+        );
+      },
     });
     return cols;
   }, [view, queryView, t, language, can.view, can.edit, can.remove, permissionMap, api, onOpen, message, actionRef, context]);

@@ -1,7 +1,7 @@
 /**
  * Where select options come from (a view's `options`): a code table (translated, no
  * call), a data dictionary's items (GET /api/bdt/v1/dictionary/options?code=, cached
- * like the dictionary resource's options) or GET {resource}/options with parameters. Resource options are cached per
+ * like the dictionary resource's options, built-in ones labelled in the user's language) or GET {resource}/options with parameters. Resource options are cached per
  * resource and parameters for the page's life and dropped when that resource is saved
  * or deleted, so ten selects of hospitals cost one call.
  */
@@ -47,6 +47,22 @@ export function invalidateOptions(resource: string): void {
 }
 
 /**
+ * A dictionary item's label in the user's language. A built-in item (migration 0006)
+ * has a text per language: `dictionary.<code>.<value>` (modalities, body parts, payment
+ * states), else the code table of the dictionary's name (`code.<code>.<value>`: sex,
+ * patient source, …, already translated). An item a user added shows its stored label,
+ * as does a built-in one no language names.
+ */
+export function dictionaryLabel(t: Translate, code: string, item: Option): string {
+  if (item.builtin !== true) return item.label;
+  for (const key of [`dictionary.${code}.${String(item.value)}`, `code.${code}.${String(item.value)}`]) {
+    const text = t(key);
+    if (text !== key) return text;
+  }
+  return item.label;
+}
+
+/**
  * Options for a source. `depends` holds the values of the fields named by dependsOn;
  * while one of them is empty there is nothing to choose from.
  */
@@ -57,7 +73,10 @@ export async function loadOptions(
   req?: RequestFn,
 ): Promise<Option[]> {
   if ('code' in source) return codeOptions(source.code, t) as Option[];
-  if ('dictionary' in source) return loadResourceOptions(DICTIONARY_RESOURCE, { code: source.dictionary }, req);
+  if ('dictionary' in source) {
+    const items = await loadResourceOptions(DICTIONARY_RESOURCE, { code: source.dictionary }, req);
+    return items.map((item) => ({ ...item, label: dictionaryLabel(t, source.dictionary, item) }));
+  }
   const params: Record<string, Scalar | undefined> = { ...source.params };
   for (const param of Object.keys(source.dependsOn ?? {})) {
     const v = depends[param];

@@ -8,7 +8,7 @@
 import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
 import { can, type PermissionMap } from '../session/access';
 import { fillPath, type PathContext } from './pathTemplate';
-import type { ActionCall, RowAction, RowCondition, ToolbarAction, View } from './types';
+import type { ActionCall, ActionMenu, RowAction, RowCondition, ToolbarAction, View } from './types';
 
 /** The permission key of an action's right: "module:action" as written, else an action of the view's module. */
 export function actionPermissionKey(view: Pick<View, 'permission'>, permission: string): string {
@@ -94,6 +94,41 @@ export function rowActionTarget(action: RowAction, row: Record<string, unknown>,
 /** The row actions to show for `row`, in the view's order. */
 export function visibleRowActions(view: View, row: Record<string, unknown>, map: PermissionMap | null | undefined, context: PathContext = {}): RowAction[] {
   return (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, map) && rowActionApplies(a, row, context));
+}
+
+/** Links an action column shows before its "more" dropdown when the view does not say (list.actionMenu.inline). */
+export const DEFAULT_INLINE_ACTIONS = 4;
+
+/**
+ * A row's action keys (in the column's order: detail, edit, the view's row actions,
+ * delete) split into the links shown and those under "more": the first `inline` in the
+ * order of the menu's `primary`, then the rest of the column's order. All are links
+ * when they fit.
+ */
+export function splitRowActions(keys: readonly string[], menu: ActionMenu | undefined): { inline: string[]; more: string[] } {
+  const max = menu?.inline ?? DEFAULT_INLINE_ACTIONS;
+  if (keys.length <= max) return { inline: [...keys], more: [] };
+  const primary = menu?.primary ?? [];
+  const rank = (key: string) => {
+    const at = primary.indexOf(key);
+    return at < 0 ? primary.length + keys.indexOf(key) : at;
+  };
+  const inline = [...keys].sort((a, b) => rank(a) - rank(b)).slice(0, max);
+  return { inline, more: keys.filter((key) => !inline.includes(key)) };
+}
+
+/** Room per link of the action column, and for the "more" dropdown (a short text and its arrow). */
+const LINK_WIDTH = 56;
+const MORE_WIDTH = 56;
+
+/**
+ * The action column's width for a user who may use `allowed` actions at most: room for
+ * the links a row can show and, when some may not fit, for "more". A longer
+ * translation wraps onto a second line rather than widening the column.
+ */
+export function actionColumnWidth(allowed: number, menu: ActionMenu | undefined): number {
+  const max = menu?.inline ?? DEFAULT_INLINE_ACTIONS;
+  return 16 + LINK_WIDTH * Math.min(allowed, max) + (allowed > max ? MORE_WIDTH : 0);
 }
 
 export type RowActionText = '' | 'Confirm' | 'Done' | 'Reason' | 'Choose';

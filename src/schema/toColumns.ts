@@ -8,7 +8,8 @@
  * - date-time query fields get a day-range picker with the quick ranges of
  *   ./dateRanges (today, yesterday, last 3 / 7 days, custom ending the day after)
  * - fields with view options load them (RemoteSelect's source) and show labels
- * - a view's suffixField shows another field's text after the value (age and unit);
+ * - a view's suffixField shows another field's text after the value (age and unit), in
+ *   the counted form of the language when the unit has one ("1 год", "78 лет");
  *   money shows a CNY amount
  * - image shows the picture at the row's path through the injected renderImage (the
  *   app's fetches it with the session's headers); dicom DA shows YYYY-MM-DD and is
@@ -18,6 +19,7 @@
 import type { ProColumns } from '@ant-design/pro-components';
 import dayjs from 'dayjs';
 import type { ReactNode } from 'react';
+import { valueWithUnit } from '../../locales';
 import { dicomText } from '../utils/dicom';
 import { formatMoney } from '../utils/format';
 import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type DayInput } from './dateRanges';
@@ -46,14 +48,6 @@ function valueEnum(options: Array<{ value: Scalar; label: string }>): Map<Scalar
   return new Map(options.map((o) => [o.value, { text: o.label }]));
 }
 
-/** The text of `name`'s value in a row: a code table's label, else the value as it is. */
-function textOf(view: View, name: string, row: Row, t: Translate): string {
-  const v = row[name];
-  if (v === undefined || v === null || v === '') return '';
-  const code = entityModel(view.entity).byName.get(name)?.code;
-  return code ? t(`code.${code}.${String(v)}`) : String(v);
-}
-
 function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column> {
   const hint = view.fields?.[f.name];
   if (hint?.image) {
@@ -62,12 +56,13 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
   }
   const vr = hint?.dicom;
   if (vr) return { valueType: 'text', renderText: (v: unknown) => dicomText(vr, v) };
-  // A number with its unit in another field (age and ageUnit): one cell, "45 岁".
+  // A number with its unit in another field (age and ageUnit): one cell, "45岁", "78 лет".
   const suffix = hint?.suffixField;
   if (suffix) {
+    const table = entityModel(view.entity).byName.get(suffix)?.code;
     return {
       valueType: 'text',
-      renderText: (v: unknown, row: Row) => (v === undefined || v === null || v === '' ? v : opts.t('entity.value.withUnit', { value: v, unit: textOf(view, suffix, row, opts.t) })),
+      renderText: (v: unknown, row: Row) => (v === undefined || v === null || v === '' ? v : valueWithUnit(opts.t, table, row[suffix], v)),
     };
   }
   // The cell is rendered here (a digit column would reformat the text); searching stays numeric.

@@ -230,6 +230,16 @@ export interface RowAction {
   visibleWhen?: RowCondition | RowCondition[];
 }
 
+/**
+ * How the action column shows a row's actions (view list.actionMenu): `inline` links,
+ * the first the row offers in the order of `primary` (detail, edit, delete or a row
+ * action's key) and then the column's, the rest under "more".
+ */
+export interface ActionMenu {
+  inline?: number;
+  primary?: string[];
+}
+
 /** The generic actions of a view's screens; a view may name them differently in its module. */
 export type ViewAction = 'view' | 'add' | 'edit' | 'delete';
 
@@ -277,6 +287,7 @@ export interface View {
     export?: ExportSpec;
     kinds?: ListKind[];
     tree?: TreeSpec;
+    actionMenu?: ActionMenu;
   };
   /** None: a list whose rows open a screen of their own (no detail, create or edit). */
   form?: ViewForm;

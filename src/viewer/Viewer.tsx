@@ -2,9 +2,13 @@
  * The diagnostic viewer's screen (issue #7): toolbar, series panel with thumbnails
  * (click, or drag onto a viewport), a grid of 1x1 up to 4x4 viewports with overlays
  * and a scrollbar each, and the measurement list. It drives one viewer session
- * (./session.ts) from mount to unmount; leaving the screen disposes it. Keys (anywhere
- * but in a field): arrows step through the active stack, Page Up/Down by ten, Home/End
- * to the ends.
+ * (./session.ts) from mount to unmount; leaving the screen disposes it. Keys (./keys.ts,
+ * listed by the toolbar's keys button): arrows step through the active stack, Page
+ * Up/Down by ten, Home/End to the ends (outside text fields); Alt+arrows step and
+ * Alt+Page Up/Down go to the previous/next series anywhere, so a report can be typed
+ * and the images read without reaching for the mouse. The series and measurement
+ * panels fold away (a host may keep the choice: `panels`, `onPanels`); the overlay
+ * keeps its corners apart however small the viewport (./overlay.ts fitOverlay).
  */
 import {
   BorderOutlined,
@@ -23,19 +27,25 @@ import {
   BgColorsOutlined,
   AppstoreOutlined,
   BulbOutlined,
+  MenuFoldOutlined,
+  MenuUnfoldOutlined,
+  QuestionCircleOutlined,
+  UnorderedListOutlined,
 } from '@ant-design/icons';
-import { Button, ConfigProvider, Divider, Dropdown, Empty, InputNumber, Popover, Slider, Space, Tag, Tooltip, Typography, theme } from 'antd';
+import { Badge, Button, ConfigProvider, Divider, Dropdown, Empty, InputNumber, Popover, Slider, Space, Tag, Tooltip, Typography, theme } from 'antd';
 import { startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from 'react';
 import { AuthImage } from '../schema/components/AuthImage';
 import { useTranslate } from '../schema/useTranslate';
 import { apiBase } from '../services/request';
 import { dicomDateText } from '../utils/dicom';
 import { GRID_MAX, cellCount, gridFor, gridText, viewportId, type Grid } from './layout';
-import { overlayOf, type OverlayLine } from './overlay';
+import { readingCommand, stepSeries } from './keys';
+import { KeysHelp } from './KeysHelp';
+import { OVERLAY_LINE, fitOverlay, overlayOf, type OverlayLine } from './overlay';
 import { PRESET_KEYS, type PresetKey } from './presets';
 import { openViewer } from './session';
 import { TOOL_KEYS, type ToolKey } from './tools';
-import type { Measurement, ViewerApi, ViewerSnapshot, ViewerStudy, ViewportInfo } from './types';
+import type { Measurement, ViewerApi, ViewerPanels, ViewerSnapshot, ViewerStudy, ViewportInfo } from './types';
 import { ViewerSettings } from './ViewerSettings';
 
 export interface ViewerProps {
@@ -52,8 +62,13 @@ export interface ViewerProps {
    * Without one the screen opens and disposes its own.
    */
   session?: ViewerApi;
+  /** Which side panels show at first (default both); `onPanels` hears each change (a host that remembers it). */
+  panels?: ViewerPanels;
+  onPanels?(panels: ViewerPanels): void;
   onClose(): void;
 }
+
+const ALL_PANELS: ViewerPanels = { series: true, measurements: true };
 
 type ShowOptions = Pick<ViewerProps, 'sideBySide' | 'autoLoad'>;
 
@@ -192,8 +207,14 @@ interface LayoutProps extends ViewerProps {
   controls: boolean;
 }
 
-function ViewerLayout({ studies, masked, sideBySide, autoLoad, onClose, api, snap, controls }: LayoutProps) {
+function ViewerLayout({ studies, masked, sideBySide, autoLoad, onClose, api, snap, controls, panels: initialPanels, onPanels }: LayoutProps) {
   const { t } = useTranslate();
+  const [panels, setPanels] = useState<ViewerPanels>(initialPanels ?? ALL_PANELS);
+  const toggle = (panel: keyof ViewerPanels) => {
+    const next = { ...panels, [panel]: !panels[panel] };
+    setPanels(next);
+    onPanels?.(next);
+  };
   const [grid, setGrid] = useState<Grid>(() => (sideBySide ? gridFor(studies.length) : { rows: 1, columns: 1 }));
   const [active, setActive] = useState(viewportId(0));
   const [fps, setFps] = useState<number>();
@@ -212,22 +233,27 @@ function ViewerLayout({ studies, masked, sideBySide, autoLoad, onClose, api, sna
     if (controls) performance.mark('viewer:controls');
   }, [controls]);
 
-  // Keys anywhere on the screen move the active viewport's stack, unless typing in a field or a dialog.
+  // Keys anywhere on the screen read the active viewport (./keys.ts): plain keys outside text fields, Alt keys anywhere but in a dialog.
+  const shownSeries = current?.seriesUid;
   useEffect(() => {
     if (!api) return;
     const onKey = (e: globalThis.KeyboardEvent) => {
       const target = e.target as HTMLElement | null;
-      if (target?.closest('input, textarea, select, [contenteditable=true], .ant-modal')) return;
-      const steps: Record<string, number> = { ArrowUp: -1, ArrowLeft: -1, ArrowDown: 1, ArrowRight: 1, PageUp: -10, PageDown: 10 };
-      if (e.key in steps) api.scrollBy(active, steps[e.key]);
-      else if (e.key === 'Home') api.scrollTo(active, 0);
-      else if (e.key === 'End') api.scrollTo(active, Number.MAX_SAFE_INTEGER);
-      else return;
+      if (target?.closest('.ant-modal')) return;
+      const inField = Boolean(target?.closest('input, textarea, select, [contenteditable=true]'));
+      const command = readingCommand({ key: e.key, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey, shiftKey: e.shiftKey, inField });
+      if (!command) return;
+      if (command.kind === 'image') api.scrollBy(active, command.delta);
+      else if (command.kind === 'imageAt') api.scrollTo(active, command.at === 'first' ? 0 : Number.MAX_SAFE_INTEGER);
+      else {
+        const next = stepSeries(studies, shownSeries, command.delta);
+        if (next) void api.loadSeries(active, next.studyUid, next.seriesUid);
+      }
       e.preventDefault();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [api, active]);
+  }, [api, active, studies, shownSeries]);
 
   const cells = Array.from({ length: cellCount(grid) }, (_, i) => viewportId(i));
   const playing = !!current?.playing;
@@ -254,13 +280,16 @@ function ViewerLayout({ studies, masked, sideBySide, autoLoad, onClose, api, sna
           syncable={sideBySide || cells.length > 1}
           onSettings={() => setSettings(true)}
           onClose={onClose}
+          panels={panels}
+          onToggle={toggle}
+          measurements={snap.measurements.length}
           t={t}
         />
       ) : (
         <div style={{ flex: 'none', height: TOOLBAR_HEIGHT }} />
       )}
       <div style={{ flex: 1, display: 'flex', minHeight: 0 }}>
-        {controls ? (
+        {!panels.series ? null : controls ? (
           <SeriesPanel
             studies={studies}
             shown={snap.viewports}
@@ -298,7 +327,7 @@ function ViewerLayout({ studies, masked, sideBySide, autoLoad, onClose, api, sna
             />
           ))}
         </div>
-        {controls ? (
+        {!panels.measurements ? null : controls ? (
           <MeasurementPanel measurements={snap.measurements} onRemove={(uid) => api?.removeMeasurement(uid)} t={t} />
         ) : (
           <div style={{ flex: 'none', width: MEASUREMENTS_WIDTH, padding: 8, borderLeft: '1px solid transparent' }} />
@@ -321,10 +350,14 @@ interface ToolbarProps {
   syncable: boolean;
   onSettings(): void;
   onClose(): void;
+  panels: ViewerPanels;
+  onToggle(panel: keyof ViewerPanels): void;
+  /** How many measurements there are (shown on the panel's button while it is folded). */
+  measurements: number;
   t: (key: string) => string;
 }
 
-function Toolbar({ api, snap, active, playing, rate, onRate, grid, onGrid, syncable, onSettings, onClose, t }: ToolbarProps) {
+function Toolbar({ api, snap, active, playing, rate, onRate, grid, onGrid, syncable, onSettings, onClose, panels, onToggle, measurements, t }: ToolbarProps) {
   const { token } = theme.useToken();
   const tb = (key: string, title: string, icon: JSX.Element, onClick: () => void, extra: { type?: 'primary'; disabled?: boolean } = {}) => (
     <Tooltip title={title} key={key}>
@@ -389,6 +422,26 @@ function Toolbar({ api, snap, active, playing, rate, onRate, grid, onGrid, synca
       {syncable &&
         tb('sync', t(k(snap.sync ? 'syncOn' : 'syncOff')), <LinkOutlined />, () => api?.setSync(!snap.sync), { type: snap.sync ? 'primary' : undefined })}
       <div style={{ flex: 1 }} />
+      <Space.Compact>
+        {tb('toggle-series', t(k(panels.series ? 'hideSeries' : 'showSeries')), panels.series ? <MenuFoldOutlined /> : <MenuUnfoldOutlined />, () => onToggle('series'), {
+          type: panels.series ? 'primary' : undefined,
+        })}
+        <Tooltip title={t(k(panels.measurements ? 'hideMeasurements' : 'showMeasurements'))}>
+          <Badge count={panels.measurements ? 0 : measurements} size="small">
+            <Button
+              size="small"
+              icon={<UnorderedListOutlined />}
+              type={panels.measurements ? 'primary' : undefined}
+              onClick={() => onToggle('measurements')}
+              data-testid="viewer-toggle-measurements"
+              aria-label={t(k(panels.measurements ? 'hideMeasurements' : 'showMeasurements'))}
+            />
+          </Badge>
+        </Tooltip>
+      </Space.Compact>
+      <Popover content={<KeysHelp t={t} testId="viewer-keys-help" />} title={t(k('keys.title'))} trigger={['hover', 'click']}>
+        <Button size="small" icon={<QuestionCircleOutlined />} data-testid="viewer-keys" aria-label={t(k('keys.title'))} />
+      </Popover>
       {tb('settings', t(k('settings.title')), <SettingOutlined />, onSettings)}
       {tb('close', t(k('close')), <CloseOutlined />, onClose)}
     </div>
@@ -509,7 +562,18 @@ interface CellProps {
 
 function ViewportCell({ id, api, info, study, masked, controls, active, onActivate, t }: CellProps) {
   const element = useRef<HTMLDivElement>(null);
+  const cell = useRef<HTMLDivElement>(null);
   const [dragOver, setDragOver] = useState(false);
+  // The cell's height decides how many overlay lines fit (fitOverlay).
+  const [height, setHeight] = useState(0);
+  useLayoutEffect(() => {
+    const el = cell.current;
+    if (!el) return;
+    setHeight(el.clientHeight);
+    const observer = new ResizeObserver(() => setHeight(el.clientHeight));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
   useLayoutEffect(() => {
     const el = element.current;
     if (!api || !el) return;
@@ -517,11 +581,24 @@ function ViewportCell({ id, api, info, study, masked, controls, active, onActiva
     return () => api.detach(id);
   }, [api, id]);
 
-  const overlay = info ? overlayOf(info, study, masked, t) : undefined;
-  const corner = (lines: OverlayLine[] | undefined, style: CSSProperties) => (
-    <div style={{ position: 'absolute', pointerEvents: 'none', fontSize: 12, lineHeight: '16px', color: '#e8e8e8', textShadow: '0 0 2px #000, 0 0 2px #000', ...style }}>
+  const overlay = info ? fitOverlay(overlayOf(info, study, masked, t), height) : undefined;
+  // Each corner at most half the width less the edges, one line per text cut with an ellipsis: corners never overlap.
+  const corner = (lines: OverlayLine[] | undefined, style: CSSProperties, testId: string) => (
+    <div
+      data-testid={testId}
+      style={{
+        position: 'absolute',
+        pointerEvents: 'none',
+        maxWidth: 'calc(50% - 16px)',
+        fontSize: 12,
+        lineHeight: `${OVERLAY_LINE}px`,
+        color: '#e8e8e8',
+        textShadow: '0 0 2px #000, 0 0 2px #000',
+        ...style,
+      }}
+    >
       {(lines ?? []).map((l) => (
-        <div key={l.key} data-testid={`overlay-${l.key}`}>
+        <div key={l.key} data-testid={`overlay-${l.key}`} title={l.text} style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>
           {l.text}
         </div>
       ))}
@@ -542,6 +619,7 @@ function ViewportCell({ id, api, info, study, masked, controls, active, onActiva
 
   return (
     <div
+      ref={cell}
       data-testid="viewport-cell"
       data-viewport-id={id}
       onMouseDown={onActivate}
@@ -573,10 +651,10 @@ function ViewportCell({ id, api, info, study, masked, controls, active, onActiva
         onContextMenu={(e) => e.preventDefault()}
         style={{ position: 'absolute', inset: 0, right: scrollbar ? 18 : 0 }}
       />
-      {corner(overlay?.topLeft, { top: 4, left: 6 })}
-      {corner(overlay?.topRight, { top: 4, right: scrollbar ? 24 : 6, textAlign: 'right' })}
-      {corner(overlay?.bottomLeft, { bottom: 4, left: 6 })}
-      {corner(overlay?.bottomRight, { bottom: 4, right: scrollbar ? 24 : 6, textAlign: 'right' })}
+      {corner(overlay?.topLeft, { top: 4, left: 6 }, 'overlay-top-left')}
+      {corner(overlay?.topRight, { top: 4, right: scrollbar ? 24 : 6, textAlign: 'right' }, 'overlay-top-right')}
+      {corner(overlay?.bottomLeft, { bottom: 4, left: 6 }, 'overlay-bottom-left')}
+      {corner(overlay?.bottomRight, { bottom: 4, right: scrollbar ? 24 : 6, textAlign: 'right' }, 'overlay-bottom-right')}
       {info && total > 1 && info.loaded < total && (
         <div data-testid="viewport-progress" style={{ position: 'absolute', top: 0, left: 0, height: 2, width: `${(100 * info.loaded) / total}%`, background: '#1677ff' }} />
       )}

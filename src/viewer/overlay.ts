@@ -3,7 +3,8 @@
  * right), series and slice (bottom left), window and zoom (bottom right). Values come
  * from the shown image's DICOM metadata; when the user sees patients masked (grade
  * safety), name and ID come from the server's masked study row instead, because DICOM
- * metadata reaches the browser unmasked. Pure: texts through `t`.
+ * metadata reaches the browser unmasked. Pure: texts through `t`. fitOverlay keeps the
+ * corners apart in a small viewport.
  */
 import { dicomDateText } from '../utils/dicom';
 import { TAG, number, text, type DicomJson } from './dicomweb';
@@ -65,5 +66,31 @@ export function overlayOf(info: ViewportInfo, study: ViewerStudy | undefined, ma
       ...line('zoom', info.zoom ? t(k('zoom'), { value: info.zoom.toFixed(2) }) : ''),
       ...line('transform', [info.rotation ? `${info.rotation}°` : '', info.flipHorizontal ? t(k('flipH')) : '', info.flipVertical ? t(k('flipV')) : '', info.invert ? t(k('inverted')) : ''].filter(Boolean).join(' ')),
     ],
+  };
+}
+
+/** Height of an overlay line (px) and the room kept at the viewport's edges. */
+export const OVERLAY_LINE = 16;
+const EDGE = 4;
+
+/**
+ * The overlay as it fits a viewport of this size: top and bottom corners never share a
+ * line, so when the viewport is too low for every line each corner keeps its first
+ * (most important) ones: the top and the bottom get half the lines each, and a side
+ * that needs fewer leaves the rest to the other. Left and right share a line each at
+ * most half the width (the cell cuts a longer text with an ellipsis).
+ */
+export function fitOverlay(overlay: Overlay, height: number): Overlay {
+  const rows = Math.max(0, Math.floor((height - 2 * EDGE) / OVERLAY_LINE));
+  const topNeed = Math.max(overlay.topLeft.length, overlay.topRight.length);
+  const bottomNeed = Math.max(overlay.bottomLeft.length, overlay.bottomRight.length);
+  let top = Math.min(topNeed, Math.ceil(rows / 2));
+  const bottom = Math.min(bottomNeed, rows - top);
+  top = Math.min(topNeed, rows - bottom);
+  return {
+    topLeft: overlay.topLeft.slice(0, top),
+    topRight: overlay.topRight.slice(0, top),
+    bottomLeft: overlay.bottomLeft.slice(0, bottom),
+    bottomRight: overlay.bottomRight.slice(0, bottom),
   };
 }

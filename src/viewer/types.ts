@@ -111,3 +111,9 @@ export interface ViewerApi {
   /** Releases everything: rendering engine, WebGL contexts, tool group, listeners; the last session also the decode workers and caches. */
   dispose(): void;
 }
+
+/** The viewer's side panels that show: the series list (left) and the measurements (right). */
+export interface ViewerPanels {
+  series: boolean;
+  measurements: boolean;
+}

@@ -1,7 +1,10 @@
 /**
  * Data dictionaries through the API (server/routes/dictionary.ts), as the regional
  * administrator:
- * - the built-in set of migration 0006 is there; options by code give enabled items by sort
+ * - the built-in set of migration 0006 is there; options by code give enabled items by
+ *   sort, saying which are built in; every built-in item has its label in zh-CN, en-US
+ *   and ru-RU (dictionary.<code>.<value> or the code table of the dictionary's name),
+ *   in English not the stored Chinese one; an added item keeps its stored label
  * - dictionaries: create, duplicate code BDT201 / name BDT202 with existingId, overwrite
  *   updates that row, built-in delete BDT205 (nothing changes), a field error names the field
  * - items: create, duplicate label BDT203 / value BDT204, overwrite, parent in the same
@@ -13,6 +16,7 @@
  */
 import ExcelJS from 'exceljs';
 import { translate } from '../../locales';
+import { dictionaryLabel } from '../../src/schema/options';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
@@ -50,13 +54,34 @@ describe.each(dbKinds)('data dictionaries on %s', (kind) => {
   });
   afterAll(() => p.close());
 
+  test('every built-in item is labelled in each complete language; an added one keeps its label', async () => {
+    const { rows } = await p.db.query<{ code: string; value: string; label: string }>(
+      'SELECT d.code, i.value, i.label FROM dictionary_item i JOIN dictionary d ON d.id = i.dictionary_id WHERE i.builtin ORDER BY d.code, i.sort',
+    );
+    expect(rows.length).toBeGreaterThan(50);
+    for (const lang of ['zh-CN', 'en-US', 'ru-RU']) {
+      const t = (key: string, params?: Record<string, unknown>) => translate(lang, key, params);
+      // A text of the language, not the stored label handed back.
+      const unlabelled = rows.filter((r) => {
+        const keys = [`dictionary.${r.code}.${r.value}`, `code.${r.code}.${r.value}`];
+        return !keys.some((k) => t(k) !== k);
+      });
+      expect(unlabelled).toEqual([]);
+    }
+    const en = (key: string) => translate('en-US', key);
+    const ct = rows.find((r) => r.code === 'modality' && r.value === 'CT')!;
+    expect(dictionaryLabel(en, 'modality', { ...ct, builtin: true })).toBe('CT Computed tomography');
+    expect(dictionaryLabel(en, 'sex', { value: '1', label: '男', builtin: true })).toBe(translate('en-US', 'code.sex.1'));
+    expect(dictionaryLabel(en, 'modality', { value: 'CT', label: 'CT 自定义', builtin: false })).toBe('CT 自定义');
+  });
+
   test('the built-in set is installed; options by code are the enabled items by sort', async () => {
     const sex = await call('GET', `${BASE}/options?code=sex`);
     expect(sex.body.data).toEqual([
-      { value: '1', label: '男' },
-      { value: '2', label: '女' },
-      { value: '3', label: '其他' },
-      { value: '4', label: '未知' },
+      { value: '1', label: '男', builtin: true },
+      { value: '2', label: '女', builtin: true },
+      { value: '3', label: '其他', builtin: true },
+      { value: '4', label: '未知', builtin: true },
     ]);
     const source = (await call('GET', `${BASE}/options?code=patientSource`)).body.data.map((o: { value: string }) => o.value);
     expect(source).toEqual(['1', '2', '3', '4', '99']);
@@ -147,7 +172,7 @@ describe.each(dbKinds)('data dictionaries on %s', (kind) => {
 
     // Disabled items are not offered.
     await save({ id: skull.body.data.id, label: '颅骨', value: 'SKULL', parentId: headId, status: 0 });
-    expect((await call('GET', `${BASE}/options?code=position`)).body.data).toEqual([{ value: 'HEAD', label: '头颅' }]);
+    expect((await call('GET', `${BASE}/options?code=position`)).body.data).toEqual([{ value: 'HEAD', label: '头颅', builtin: false }]);
 
     expect((await call('POST', `${BASE}/item/delete/${skull.body.data.id}`)).body.status).toBe('0');
     expect((await call('POST', `${BASE}/delete/${dictId}`)).body.status).toBe('0');

@@ -4,6 +4,8 @@
  *   user does not see them; the common settings of user info are untouched
  * - invalid payloads: 400 UAA421 naming the field (wrong type, unknown module pattern,
  *   too many columns)
+ * - a bespoke screen's panes (the report page: split shares and the viewer's panels):
+ *   saved and read back; a share over 100 refused, an unknown panel dropped
  * - a hospital's form layout: saving needs reportPage:edit (a radiologist is refused),
  *   everyone of that hospital reads it, another hospital does not; a field in two
  *   groups is refused; no hospital chosen reads null
@@ -77,6 +79,18 @@ describe.each(dbKinds)('screen settings on %s', (kind) => {
     });
     const wrongPath = await call('GET', `/api/ucenter/v1/user/config/${'x'.repeat(65)}`, admin);
     expect(wrongPath).toMatchObject({ code: 400, body: { status: 'UAA421', field: 'module' } });
+  });
+
+  test("the report page's panes: split shares and panels saved and read back; odd values refused", async () => {
+    const value = { panes: { sizes: [55, 27, 18], series: true, measurements: false } };
+    expect((await call('POST', '/api/ucenter/v1/user/config', admin, { module: 'reportDetail', value })).body.status).toBe('0');
+    expect((await call('GET', '/api/ucenter/v1/user/config/reportDetail', admin)).body.data).toEqual(value);
+    const bad = (panes: object) => call('POST', '/api/ucenter/v1/user/config', admin, { module: 'reportDetail', value: { panes } });
+    expect((await bad({ sizes: [150, 0, 0] })).body).toMatchObject({ status: 'UAA421', field: 'value.panes.sizes.0' });
+    expect((await call('GET', '/api/ucenter/v1/user/config/reportDetail', admin)).body.data).toEqual(value);
+    // An unknown panel is dropped, as every body's unknown property is.
+    expect((await bad({ sizes: [55, 45], thumbnails: true })).body.status).toBe('0');
+    expect((await call('GET', '/api/ucenter/v1/user/config/reportDetail', admin)).body.data).toEqual({ panes: { sizes: [55, 45] } });
   });
 
   test('form layouts: reportPage:edit to save, per hospital, read by its members', async () => {

@@ -26,7 +26,7 @@ import { regionDate } from '../../server/routes/schedule';
 import { authed, login } from '../support/auth';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { chooseIn, ResourceListPage, SchemaFormPage, settled } from '../support/schemaPages';
+import { chooseIn, clickRowAction, ResourceListPage, SchemaFormPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 
@@ -160,16 +160,16 @@ describe("the registration clerk's flow in Chromium", () => {
   test('terminate and cancel the termination; the operation record lists every step, newest first', async () => {
     const { page } = b;
     const row = await examRow();
-    await row.getByTestId('row-action-terminate').click();
+    await clickRowAction(row, 'terminate');
     await page.getByTestId('row-action-terminate-ok').click();
     await toast(zh('entity.exam.action.terminateDone')).waitFor();
     await row.filter({ hasText: zh('code.examState.3') }).waitFor();
-    await row.getByTestId('row-action-restore').click();
+    await clickRowAction(row, 'restore');
     await page.getByTestId('row-action-restore-ok').click();
     await toast(zh('entity.exam.action.restoreDone')).waitFor();
     await row.filter({ hasText: zh('code.examState.1') }).waitFor();
 
-    await row.getByTestId('row-action-operationRecord').click();
+    await clickRowAction(row, 'operationRecord');
     const dialog = page.getByTestId('row-list-operationRecord');
     const entries = dialog.locator('.ant-table-tbody tr.ant-table-row');
     const steps = ['cancelSuspend', 'suspend', 'checkIn', 'appointExam', 'registerExam'];

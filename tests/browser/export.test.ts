@@ -16,7 +16,7 @@ import ExcelJS from 'exceljs';
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage, settled } from '../support/schemaPages';
+import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 
@@ -111,7 +111,7 @@ describe('exam-list export and history in Chromium', () => {
     await list.open('/examination');
     const row = list.rows().first();
     const examCode = (await row.locator('td').first().textContent())?.trim() ?? '';
-    await row.getByTestId('row-action-history').click();
+    await clickRowAction(row, 'history');
     await page.waitForURL(/\/history\?patientId=/);
     const patientId = new URL(page.url()).searchParams.get('patientId') ?? '';
     expect(patientId).not.toBe('');

@@ -29,7 +29,7 @@ import { errorTextKey } from '../../config/errors';
 import { authed, login } from '../support/auth';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage, settled } from '../support/schemaPages';
+import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 
@@ -109,7 +109,7 @@ describe('images on the exam list and the image record in Chromium', () => {
     expect(await decodedWidth('auth-image')).toBeGreaterThan(0);
     await shot('exam-list');
 
-    await row.getByTestId('row-action-images').click();
+    await clickRowAction(row, 'images');
     const dialog = page.getByTestId('exam-images');
     await dialog.getByTestId('exam-study').waitFor();
     expect(await dialog.getByTestId('exam-study').getAttribute('data-study-uid')).toBe(series.studyUid);
@@ -150,7 +150,7 @@ describe('images on the exam list and the image record in Chromium', () => {
     // Another unmatched study of the hospital: the picker's filter leaves it out.
     await receive({ patientId: `OTHER${stamp}`, count: 1 });
     const row = await examRow(exam.examCode);
-    await row.getByTestId('row-action-manualMatch').click();
+    await clickRowAction(row, 'manualMatch');
     const picker = page.getByTestId('pick-manualMatch');
     await picker.locator('.ant-table-row').first().waitFor();
     const listed = page.waitForResponse((r) => r.url().endsWith('/api/pacs/v1/study/list') && (r.request().postDataJSON() as { filters: Record<string, unknown> }).filters.patientId === `PICK${stamp}`);
@@ -182,7 +182,7 @@ describe('images on the exam list and the image record in Chromium', () => {
   test('auto match with no study of the exam: the catalogue says so (RIS107)', async () => {
     const exam = await register(`影丙${stamp}`);
     const row = await examRow(exam.examCode);
-    await row.getByTestId('row-action-autoMatch').click();
+    await clickRowAction(row, 'autoMatch');
     await toast(zh(errorTextKey('RIS107'))).waitFor();
     expect(await row.textContent()).toContain(zh('code.imageStatus.0'));
   }, 120_000);
@@ -195,7 +195,7 @@ describe('images on the exam list and the image record in Chromium', () => {
     const series = makeSeries({ accessionNumber: uploaded.examCode, patientName: `影丁${stamp}`, patientNameEn: 'Ying^Ding', patientId: `UP${stamp}`, count: 2, studyDate: today });
     const row = await examRow(uploaded.examCode);
     expect(await row.textContent()).toContain(zh('code.imageStatus.0'));
-    await row.getByTestId('row-action-uploadImages').click();
+    await clickRowAction(row, 'uploadImages');
     const dialog = page.getByTestId('dicom-upload');
     await dialog.waitFor();
     let requests = 0;

@@ -25,7 +25,7 @@ import { maskName } from '../../server/lib/masking';
 import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage, settled } from '../support/schemaPages';
+import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const R = '/api/report/v1';
@@ -139,7 +139,7 @@ describe('report lists in Chromium', () => {
     const mine = await examined(`列表乙${stamp}`);
     await list.open('/report?kind=write');
     await list.search({ examCode: mine.examCode });
-    await list.row(mine.examCode).getByTestId('row-action-write').click();
+    await clickRowAction(list.row(mine.examCode), 'write');
     await page.waitForURL((url) => url.pathname === '/reportDetail');
     const url = new URL(page.url());
     expect(Object.fromEntries(url.searchParams)).toEqual({ id: String(mine.id), from: 'write', model: 'report' });
@@ -197,7 +197,7 @@ describe('report lists in Chromium', () => {
 
     await seniorList.open('/report?kind=review');
     await seniorList.search({ examCode: sent.examCode });
-    await seniorList.row(sent.examCode).getByTestId('row-action-reject').click();
+    await clickRowAction(seniorList.row(sent.examCode), 'reject');
     const dialog = s.page.getByTestId('input-reject');
     await dialog.waitFor();
     const label = zh('entity.reportRow.action.rejectReason');
@@ -218,7 +218,7 @@ describe('report lists in Chromium', () => {
     // The operation record of the row (now on "to write") lists the rejection with its reason.
     await seniorList.open('/report?kind=write');
     await seniorList.search({ examCode: sent.examCode });
-    await seniorList.row(sent.examCode).getByTestId('row-action-operationRecord').click();
+    await clickRowAction(seniorList.row(sent.examCode), 'operationRecord');
     const record = s.page.getByTestId('row-list-operationRecord');
     await record.locator('.ant-table-row').first().waitFor();
     const text = await record.textContent();
@@ -235,7 +235,7 @@ describe('report lists in Chromium', () => {
     const open = await examined(`列表戊${stamp}`);
     await seniorList.open('/report?kind=write');
     await seniorList.search({ examCode: open.examCode });
-    await seniorList.row(open.examCode).getByTestId('row-action-assign').click();
+    await clickRowAction(seniorList.row(open.examCode), 'assign');
     const choose = s.page.getByTestId('input-assign-choose');
     await choose.waitFor();
     // Several may be chosen: the list stays open until the user leaves it.
@@ -257,7 +257,7 @@ describe('report lists in Chromium', () => {
     await list.search({ examCode: open.examCode });
     expect(await list.rows().count()).toBe(1);
     await shot(b, 'my-reports');
-    await list.row(open.examCode).getByTestId('row-action-write').click();
+    await clickRowAction(list.row(open.examCode), 'write');
     await page.waitForURL((url) => url.pathname === '/reportDetail');
     expect(new URL(page.url()).searchParams.get('from')).toBe('mine');
   }, 120_000);

@@ -23,7 +23,7 @@ import { translate } from '../../locales';
 import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage, settled } from '../support/schemaPages';
+import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const R = '/api/report/v1';
@@ -100,7 +100,7 @@ describe('report printing in Chromium', () => {
   const printFromExamList = async (examCode: string) => {
     await list.open('/examination');
     await list.search({ examCode });
-    await list.row(examCode).filter({ hasText: stamp }).getByTestId('row-action-printReport').click();
+    await clickRowAction(list.row(examCode).filter({ hasText: stamp }), 'printReport');
     const dialog = b.page.getByTestId('print-dialog');
     await dialog.getByTestId('report-sheet').waitFor();
     await settled(b.page);
@@ -214,7 +214,7 @@ describe('report printing in Chromium', () => {
       await list.open('/examination');
       await list.search({ examCode: other.examCode });
       // Exam codes are per hospital: the row of this patient.
-      await list.row(other.examCode).filter({ hasText: `孙丽${stamp}` }).getByTestId('row-action-printReport').click();
+      await clickRowAction(list.row(other.examCode).filter({ hasText: `孙丽${stamp}` }), 'printReport');
       const refused = page.getByTestId('print-dialog');
       await refused.getByTestId('print-problem').waitFor();
       expect(await refused.getByTestId('print-problem').textContent()).toContain(zh('error.REPORT301'));

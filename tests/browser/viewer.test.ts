@@ -35,7 +35,7 @@ import { RENDER_OVERRIDE_KEY } from '@/viewer/backend';
 import { authed, login } from '../support/auth';
 import { openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
-import { ResourceListPage, settled } from '../support/schemaPages';
+import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 /** A string only Cornerstone's code holds (an event name, kept by the minifier). */
@@ -214,7 +214,7 @@ describe('the diagnostic viewer in Chromium', () => {
   test('from the exam list, "view images" opens the viewer in a new window and the first image is drawn', async () => {
     const row = await examRow();
     const opened = b.context.waitForEvent('page');
-    await row.getByTestId('row-action-viewImages').click();
+    await clickRowAction(row, 'viewImages');
     popup = await opened;
     await popup.waitForURL(`**/viewer?exam=${exam.id}`);
     await wholeSeries(popup);
@@ -341,7 +341,7 @@ describe('the diagnostic viewer in Chromium', () => {
     await popup.close();
     // The list's tab reads the setting afresh with its user info.
     const row = await examRow();
-    await row.getByTestId('row-action-viewImages').click();
+    await clickRowAction(row, 'viewImages');
     await b.page.waitForURL(`**/viewer?exam=${exam.id}`);
     await rendered(b.page);
     expect(b.context.pages()).toHaveLength(1);
@@ -372,7 +372,7 @@ describe('the diagnostic viewer in Chromium', () => {
     };
     expect(await probe()).toEqual({ webgl: 0, webglCreated: 0, workers: 0, workersCreated: 0 });
     const row = list.row(exam.examCode);
-    await row.getByTestId('row-action-viewImages').click();
+    await clickRowAction(row, 'viewImages');
     await page.waitForURL('**/viewer?exam=*');
     await rendered(page);
     // The probe sees the viewer's context and its decode workers while it is open (the
@@ -406,7 +406,7 @@ describe('the diagnostic viewer in Chromium', () => {
     const { page } = b;
     const refusal = zh('error.PACS101', { min: 2, max: 16 });
     const row = await examRow();
-    await row.getByTestId('row-action-compareImages').click();
+    await clickRowAction(row, 'compareImages');
     const dialog = page.getByTestId('compare-dialog');
     await dialog.waitFor();
     const studies = dialog.getByTestId('compare-study');

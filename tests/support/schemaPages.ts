@@ -54,6 +54,64 @@ export async function chooseIn(page: Page, scope: Locator, option: string): Prom
   await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
 }
 
+/** The test id of a row's action: row-detail, row-edit, row-delete, else row-action-<key>. */
+function actionTestId(key: string): string {
+  return ['detail', 'edit', 'delete'].includes(key) ? `row-${key}` : `row-action-${key}`;
+}
+
+/**
+ * A row's action by key (detail, edit, delete or a view's row action): its link, or its
+ * item under the row's "more" menu, which this opens (the action column shows a row's
+ * most used actions as links and the rest there). A confirmation's OK button is
+ * `<test id>-ok` either way.
+ */
+export async function rowAction(row: Locator, key: string): Promise<Locator> {
+  await row.getByTestId('row-actions').waitFor();
+  const link = row.getByTestId(actionTestId(key));
+  if (await link.count()) return link;
+  const more = row.getByTestId('row-more');
+  if (!(await rowActionKeys(row)).includes(key)) throw new Error(`the row offers no ${key}`);
+  const page = row.page();
+  const item = page.locator('.ant-dropdown:not(.ant-dropdown-hidden)').getByTestId(actionTestId(key));
+  for (let attempt = 1; ; attempt++) {
+    await settled(page);
+    if (!(await item.isVisible())) await more.click();
+    try {
+      await item.waitFor({ timeout: 5_000 });
+      return item;
+    } catch (e) {
+      // A click during another popup's closing motion can be lost: open again.
+      if (attempt >= 3) throw e;
+    }
+  }
+}
+
+/** A row's action, its link or the "more" trigger that lists it: wait for it to see the row offer the action. */
+export function offered(row: Locator, key: string): Locator {
+  return row.locator(`[data-testid=${actionTestId(key)}], [data-testid=row-more][data-actions~="${key}"]`).first();
+}
+
+/** Clicks a row's action, a link or an item under "more" (see rowAction). */
+export async function clickRowAction(row: Locator, key: string): Promise<void> {
+  await (await rowAction(row, key)).click();
+}
+
+/** The keys of the actions a row offers, its links and those under "more", without opening anything. */
+export async function rowActionKeys(row: Locator): Promise<string[]> {
+  const cell = row.getByTestId('row-actions');
+  await cell.waitFor();
+  return cell.evaluate((el) => {
+    const keys: string[] = [];
+    for (const a of el.querySelectorAll('[data-testid]')) {
+      const id = a.getAttribute('data-testid') ?? '';
+      if (id === 'row-more') keys.push(...(a.getAttribute('data-actions') ?? '').split(' ').filter(Boolean));
+      else if (id.startsWith('row-action-')) keys.push(id.slice('row-action-'.length));
+      else if (['row-detail', 'row-edit', 'row-delete'].includes(id)) keys.push(id.slice('row-'.length));
+    }
+    return keys;
+  });
+}
+
 /** A form generated from a view (SchemaForm), by field name (data-testid field-<name>). */
 export class SchemaFormPage {
   constructor(private readonly page: Page, private readonly root: Locator) {}

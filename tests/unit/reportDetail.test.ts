@@ -4,9 +4,12 @@
  * doctors, a hospital) and whether it carries the content; the content's limits from
  * entities/report.json; what a draft sends and what the page refuses before sending;
  * a template applied by replacing or appending; the list the page was opened from and
- * a row's neighbours in it.
+ * a row's neighbours in it; the reading-room layout: the viewer over half the width by
+ * default (at 1366 px at least 683 px), a stored split used only when it adds up and
+ * keeps the report pane, panels part by part, pixel widths as shares adding up to 100.
  */
 import { applyText, contentBody, draftOf, draftProblems, sameDraft, type Draft } from '../../src/report/content';
+import { DEFAULT_LAYOUT, panesOf, readingLayout, sharesOf } from '../../src/report/layout';
 import { listOrigin, stepFrom } from '../../src/report/neighbour';
 import { carriesContent, contentLimits, needsContent, needsOf, versioned, WORKFLOW } from '../../src/report/workflow';
 
@@ -109,5 +112,37 @@ describe('next report', () => {
     expect(stepFrom(ids, 7, 1)).toBeUndefined();
     expect(stepFrom(ids, 5, -1)).toBeUndefined();
     expect(stepFrom(ids, 3, 1)).toBeUndefined();
+  });
+});
+
+describe('the reading-room layout', () => {
+  test('by default the viewer has the larger share: over half the width, measurements folded', () => {
+    expect(DEFAULT_LAYOUT.sizes[0]).toBeGreaterThan(50);
+    expect(DEFAULT_LAYOUT.sizes[0]).toBeGreaterThan(DEFAULT_LAYOUT.sizes[1] + DEFAULT_LAYOUT.sizes[2] - 1);
+    expect((1366 * DEFAULT_LAYOUT.sizes[0]) / 100).toBeGreaterThanOrEqual(683);
+    expect(DEFAULT_LAYOUT.sizes.reduce((a, b) => a + b, 0)).toBe(100);
+    expect(readingLayout(undefined)).toEqual(DEFAULT_LAYOUT);
+    expect(DEFAULT_LAYOUT.panels).toEqual({ series: true, measurements: false });
+  });
+
+  test('a stored split is used when it adds up and keeps the report; panels part by part', () => {
+    expect(readingLayout({ sizes: [40, 40, 20], measurements: true })).toEqual({ sizes: [40, 40, 20], panels: { series: true, measurements: true } });
+    // Folded side tabs are a choice; a folded report pane or shares not adding up are not used.
+    expect(readingLayout({ sizes: [70, 30, 0] }).sizes).toEqual([70, 30, 0]);
+    expect(readingLayout({ sizes: [80, 0, 20] }).sizes).toEqual(DEFAULT_LAYOUT.sizes);
+    expect(readingLayout({ sizes: [50, 20] }).sizes).toEqual(DEFAULT_LAYOUT.sizes);
+    expect(readingLayout({ sizes: [50, 20, 10] }).sizes).toEqual(DEFAULT_LAYOUT.sizes);
+    expect(readingLayout({ series: false }).panels).toEqual({ series: false, measurements: false });
+  });
+
+  test('pixel widths as shares to a tenth adding up to 100; stored as the setting\'s panes', () => {
+    expect(sharesOf([683, 410, 273])).toEqual([50, 30, 20]);
+    const odd = sharesOf([100, 100, 100]);
+    expect(odd.reduce((a, b) => a + b, 0)).toBeCloseTo(100, 5);
+    expect(odd.every((x) => Math.abs(x - 33.3) <= 0.2)).toBe(true);
+    expect(sharesOf([0, 0, 0])).toEqual([0, 0, 0]);
+    const layout = { sizes: [60, 25, 15] as [number, number, number], panels: { series: false, measurements: true } };
+    expect(panesOf(layout)).toEqual({ sizes: [60, 25, 15], series: false, measurements: true });
+    expect(readingLayout(panesOf(layout))).toEqual(layout);
   });
 });

@@ -13,7 +13,8 @@
  *   item's options depend on the form's hospital ("/hospitalId"); the exam form has the
  *   four page-configuration groups in order, a date picker for the birth date, and the
  *   total price (Money) kept up to date by a $sum reaction, on create too
- * - toColumns: a suffixField column shows value and unit label (age 45 岁); a money
+ * - toColumns: a suffixField column shows the value in its unit's counted text (age
+ *   45岁; in Russian 1 год, 2 года, 5 лет), else value and unit label; a money
  *   column shows CNY in the language's number format
  * - a view's virtual field (the user's signature picture) is its component with the
  *   view's props in every mode, and never reaches the save payload
@@ -29,7 +30,7 @@
  * - every text key the renderers ask for exists in zh-CN and en-US
  */
 import type { ISchema } from '@formily/json-schema';
-import { resources } from '../../locales';
+import { resources, translate } from '../../locales';
 import { errorFieldPath, initialValues, toPayload } from '@/schema/formData';
 import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/schema/model';
 import { RANGE_SUFFIX, hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column } from '@/schema/toColumns';
@@ -287,8 +288,12 @@ describe('toColumns', () => {
   test('a suffixField column shows the value with the unit label; a money column shows CNY', () => {
     const cols = toColumns(views.exam, { t, loadOptions });
     const age = cols.find((c) => c.key === 'age') as Column & { renderText: (v: unknown, row: object) => unknown };
-    expect(age.renderText(45, { age: 45, ageUnit: 4 })).toBe('entity.value.withUnit {"value":45,"unit":"code.ageUnit.4"}');
+    // The unit's counted text, with the value as its count (the language picks the plural form).
+    expect(age.renderText(45, { age: 45, ageUnit: 4 })).toBe('entity.value.count.ageUnit.4 {"count":45}');
     expect(age.renderText(3, { age: 3 })).toBe('entity.value.withUnit {"value":3,"unit":""}');
+    const ru = (key: string, params?: Record<string, unknown>) => translate('ru-RU', key, params);
+    const ruAge = toColumns(views.exam, { t: ru, loadOptions }).find((c) => c.key === 'age') as Column & { renderText: (v: unknown, row: object) => unknown };
+    expect([1, 2, 5, 78].map((n) => ruAge.renderText(n, { ageUnit: 4 }))).toEqual(['1 год', '2 года', '5 лет', '78 лет']);
     expect(age.renderText(null, {})).toBeNull();
     const price = cols.find((c) => c.key === 'price') as Column & { render: (dom: unknown, row: object) => unknown };
     expect(price.render(null, { price: 1234.5 })).toBe('¥1,234.50');
@@ -409,6 +414,7 @@ describe('texts', () => {
     for (const view of Object.values(views)) for (const mode of modes) toFormily(view, { t, mode });
     for (const view of Object.values(views)) toColumns(view, { t });
     expect(asked.size).toBeGreaterThan(50);
-    expect([...asked].filter((k) => resources[lang][k] === undefined)).toEqual([]);
+    // A counted text (i18next plural forms) exists as its forms.
+    expect([...asked].filter((k) => resources[lang][k] === undefined && resources[lang][`${k}_other`] === undefined)).toEqual([]);
   });
 });

@@ -18,6 +18,12 @@
  *   {examId: <the row's id, a number>} with registration:operationRecord and loads
  *   data.list; its columns format date-times, show the log action and the changed
  *   fields as their texts and the detail as "label: value" lines; every text exists
+ * - the action column: every action a link while they fit (the default 4); past that
+ *   the view's primary order picks the links and the rest go under "more" in the
+ *   column's order; on the exam list the links follow the row's state (a booked
+ *   patient: check in; terminated: restore; examined with images and an approved
+ *   report: view images and print); the column is as wide as its links and "more",
+ *   narrower than the 13 links it had (690 px)
  * - imageProblem: type, then file size, then exact pixels (the server's order); the
  *   user view's picture limits are usable; every problem has its text
  */
@@ -33,7 +39,10 @@ import {
   rowConditionHolds,
   rowActionTextKey,
   rowListBody,
+  actionColumnWidth,
+  DEFAULT_INLINE_ACTIONS,
   runRowAction,
+  splitRowActions,
   visibleRowActions,
 } from '@/schema/rowActions';
 import { rowListColumns } from '@/schema/rowList';
@@ -162,6 +171,59 @@ describe('exam row actions by state', () => {
       'POST /api/ris/v1/exam/hide/{id}',
     ]);
     expect(exam.rowActions!.filter((a) => a.confirm).map((a) => a.key)).toEqual(['terminate', 'restore', 'hide']);
+  });
+});
+
+describe('the action column: links and "more"', () => {
+  const exam = views.exam;
+  const menu = exam.list.actionMenu;
+  /** Every right the exam list's actions ask for. */
+  const everything = {
+    registration: ['view', 'add', 'modifyExam', 'deleteExam', 'terminate', 'checkin', 'hide', 'history', 'operationRecord'],
+    image: ['view', 'compare', 'manualLink', 'autoLink', 'upload'],
+    report: ['print'],
+  };
+  /** The column's keys for a row, as the table puts them: detail, edit, the row actions, delete. */
+  const columnKeys = (row: Record<string, unknown>) => ['detail', 'edit', ...visibleRowActions(exam, row, everything).map((a) => a.key), 'delete'];
+  const split = (row: Record<string, unknown>) => splitRowActions(columnKeys(row), menu);
+  const registered = { id: 2, examState: 1, appointment: true, arrivedAt: null, hidden: false, imageStatus: 0, reportState: -1, patientId: 'P1', hospitalId: 1 };
+  const done = { ...registered, examState: 2, arrivedAt: '2026-03-14T02:00:00.000Z', imageStatus: 1, reportState: 4 };
+
+  test('all links while they fit; past that the primary order picks them and the rest keep the column order', () => {
+    expect(splitRowActions(['detail', 'edit', 'delete'], undefined)).toEqual({ inline: ['detail', 'edit', 'delete'], more: [] });
+    expect(splitRowActions(['detail', 'edit', 'unlock', 'delete'], undefined).more).toEqual([]);
+    expect(DEFAULT_INLINE_ACTIONS).toBe(4);
+    expect(splitRowActions(['a', 'b', 'c', 'd', 'e'], undefined)).toEqual({ inline: ['a', 'b', 'c', 'd'], more: ['e'] });
+    expect(splitRowActions(['a', 'b', 'c', 'd'], { inline: 2, primary: ['d', 'x', 'b'] })).toEqual({ inline: ['d', 'b'], more: ['a', 'c'] });
+    // Keys the primary list does not name come after those it names, in the column's order.
+    expect(splitRowActions(['a', 'b', 'c', 'd'], { inline: 3, primary: ['c'] })).toEqual({ inline: ['c', 'a', 'b'], more: ['d'] });
+  });
+
+  test("the exam list's links follow the row's state", () => {
+    expect(split(registered).inline).toEqual(['checkin', 'edit', 'autoMatch']);
+    expect(split({ ...registered, examState: 3 }).inline).toEqual(['restore', 'edit', 'detail']);
+    expect(split(done).inline).toEqual(['viewImages', 'printReport', 'edit']);
+    expect(split({ ...done, reportState: 2 }).inline).toEqual(['viewImages', 'edit', 'images']);
+    // Nothing is lost: the rest is under "more", in the column's order, delete last.
+    const { inline, more } = split(done);
+    expect([...inline, ...more].sort()).toEqual(columnKeys(done).sort());
+    expect(more[0]).toBe('detail');
+    expect(more.at(-1)).toBe('delete');
+  });
+
+  test('every primary key is an action the view can show', () => {
+    for (const view of Object.values(views)) {
+      const known = ['detail', 'edit', 'delete', ...(view.rowActions ?? []).map((a) => a.key)];
+      expect((view.list.actionMenu?.primary ?? []).filter((k) => !known.includes(k))).toEqual([]);
+    }
+  });
+
+  test('the column is as wide as the links a row can show and "more"', () => {
+    expect(actionColumnWidth(3, undefined)).toBe(actionColumnWidth(3, { inline: 3 }));
+    expect(actionColumnWidth(4, { inline: 3 })).toBeGreaterThan(actionColumnWidth(3, { inline: 3 }));
+    expect(actionColumnWidth(16, menu)).toBe(actionColumnWidth(4, menu));
+    // The exam list had 13 row actions and detail, edit and delete: 690 px before.
+    expect(actionColumnWidth(16, menu)).toBeLessThanOrEqual(280);
   });
 });
 

@@ -15,7 +15,13 @@
  * - drawing: WebGL with a GPU, the CPU where WebGL is a software rasterizer or missing,
  *   either when the page forces it
  * - overlay: DICOM's patient name and ID, or the server's masked ones when masked;
- *   slice, position and window lines
+ *   slice, position and window lines; fitted to any height, the top and bottom corners
+ *   never share a line (each keeps its first lines; a side needing fewer gives the
+ *   rest to the other), everything at full height, nothing in a sliver
+ * - keys: arrows, Page Up/Down, Home/End outside text fields only; Alt+arrows (image)
+ *   and Alt+Page Up/Down (series) in a field too; Ctrl/Meta/Shift combinations and
+ *   Alt+N/Alt+P are the page's; the next series runs through every study's series in
+ *   the panel's order and stops at either end; every key of the help has its text
  * - launching: single screen navigates this tab; dual with "new window" opens one
  *   1920x1080 window when the screens API is not allowed, one per other screen (not
  *   the current one, at most 3) when it is, sharing a comparison's studies; a blocked
@@ -33,7 +39,9 @@ import { chooseBackend } from '@/viewer/backend';
 import { buildStack, firstImageId, framePart, seriesInstances, sortInstances, instanceInfo, undecodableSyntaxes, type DicomJson } from '@/viewer/dicomweb';
 import { cellCount, gridFor } from '@/viewer/layout';
 import { autoLoads, FALLBACK_BOX, launchViewer, opensWindow, pickScreens, share, viewerPath, type ScreenBox } from '@/viewer/launch';
-import { overlayOf } from '@/viewer/overlay';
+import { resources } from '../../locales';
+import { READING_KEYS, readingCommand, stepSeries, type KeyInput } from '@/viewer/keys';
+import { fitOverlay, OVERLAY_LINE, overlayOf } from '@/viewer/overlay';
 import { firstElementScanner, readArrayBody } from '@/viewer/streamJson';
 import { CT_PRESETS, toVoiRange, toWindowLevel, windowText } from '@/viewer/presets';
 import type { ViewportInfo } from '@/viewer/types';
@@ -237,6 +245,71 @@ describe('overlay', () => {
     expect(text).not.toContain('张三');
     expect(text).not.toContain('Zhang');
     expect(text).not.toContain('P0001');
+  });
+
+  test('fitted to any height: top and bottom corners never share a line, the first lines stay', () => {
+    const full = overlayOf(info, study, false, t);
+    const rows = (o: typeof full) => ({
+      top: Math.max(o.topLeft.length, o.topRight.length),
+      bottom: Math.max(o.bottomLeft.length, o.bottomRight.length),
+    });
+    expect(fitOverlay(full, 1000)).toEqual(full);
+    for (let height = 0; height <= 400; height += 7) {
+      const fit = fitOverlay(full, height);
+      const { top, bottom } = rows(fit);
+      // The lines of both fit in the height, with the edges kept.
+      expect((top + bottom) * OVERLAY_LINE).toBeLessThanOrEqual(Math.max(0, height - 8));
+      // Each corner keeps its first lines, in order.
+      expect(fit.bottomLeft).toEqual(full.bottomLeft.slice(0, fit.bottomLeft.length));
+      expect(fit.topLeft).toEqual(full.topLeft.slice(0, fit.topLeft.length));
+    }
+    expect(rows(fitOverlay(full, 10))).toEqual({ top: 0, bottom: 0 });
+    // A side needing fewer lines gives the rest to the other.
+    const few = { ...full, topLeft: full.topLeft.slice(0, 1), topRight: [] };
+    expect(rows(full).bottom).toBeGreaterThanOrEqual(2);
+    expect(rows(fitOverlay(few, 8 + 3 * OVERLAY_LINE))).toEqual({ top: 1, bottom: 2 });
+  });
+});
+
+describe('reading keys', () => {
+  const press = (key: string, more: Partial<KeyInput> = {}) => readingCommand({ key, altKey: false, ctrlKey: false, metaKey: false, inField: false, ...more });
+
+  test('plain keys outside a text field: image by image, by ten, to the ends', () => {
+    expect(press('ArrowDown')).toEqual({ kind: 'image', delta: 1 });
+    expect(press('ArrowLeft')).toEqual({ kind: 'image', delta: -1 });
+    expect(press('PageDown')).toEqual({ kind: 'image', delta: 10 });
+    expect(press('Home')).toEqual({ kind: 'imageAt', at: 'first' });
+    expect(press('End')).toEqual({ kind: 'imageAt', at: 'last' });
+    expect(press('ArrowDown', { inField: true })).toBeUndefined();
+    expect(press('a')).toBeUndefined();
+  });
+
+  test('Alt keys also in a field: image and series; the page keeps its own', () => {
+    expect(press('ArrowDown', { altKey: true, inField: true })).toEqual({ kind: 'image', delta: 1 });
+    expect(press('ArrowUp', { altKey: true })).toEqual({ kind: 'image', delta: -1 });
+    expect(press('PageDown', { altKey: true, inField: true })).toEqual({ kind: 'series', delta: 1 });
+    expect(press('PageUp', { altKey: true })).toEqual({ kind: 'series', delta: -1 });
+    // Alt+N / Alt+P (next report), Ctrl+S, Ctrl+PageDown and Shift+arrows (selecting text) are not the viewer's.
+    expect(press('n', { altKey: true })).toBeUndefined();
+    expect(press('s', { ctrlKey: true })).toBeUndefined();
+    expect(press('PageDown', { ctrlKey: true })).toBeUndefined();
+    expect(press('ArrowDown', { shiftKey: true })).toBeUndefined();
+  });
+
+  test('the next series runs through every study in the panel\'s order and stops at the ends', () => {
+    const studies = [
+      { studyUid: 's1', series: [{ seriesUid: 'a' }, { seriesUid: 'b' }] },
+      { studyUid: 's2', series: [{ seriesUid: 'c' }] },
+    ] as never;
+    expect(stepSeries(studies, 'a', 1)).toEqual({ studyUid: 's1', seriesUid: 'b' });
+    expect(stepSeries(studies, 'b', 1)).toEqual({ studyUid: 's2', seriesUid: 'c' });
+    expect(stepSeries(studies, 'c', 1)).toBeUndefined();
+    expect(stepSeries(studies, 'a', -1)).toBeUndefined();
+    expect(stepSeries(studies, undefined, 1)).toEqual({ studyUid: 's1', seriesUid: 'a' });
+  });
+
+  test.each(['zh-CN', 'en-US', 'ru-RU'])('every key of the help has its text in %s', (lang) => {
+    expect(READING_KEYS.filter((k) => resources[lang][`entity.viewer.keys.${k.does}`] === undefined)).toEqual([]);
   });
 });
 

@@ -3,8 +3,12 @@
  * the report editor. Images on the left (resizable), the report in the middle (lock
  * and reject notices, write panel, review panel, the actions the server allows), and
  * side tabs on the right (templates, applicant form, operation record, AI and bone
- * density). Keys: Ctrl+S saves; Alt+N / Ctrl+PageDown the next report of the list it
- * was opened from, Alt+P / Ctrl+PageUp the previous one. Leaving with unsaved text
+ * density). The viewer has the larger share at first; the split and the viewer's panels
+ * are kept as the user leaves them (src/report/layout.ts, a screen setting on the
+ * server). Keys: Ctrl+S saves; Alt+N / Ctrl+PageDown the next report of the list it
+ * was opened from, Alt+P / Ctrl+PageUp the previous one; the viewer's own (images and
+ * series, src/viewer/keys.ts) work while typing too; the header's keys button lists
+ * them. Leaving with unsaved text
  * asks first. The lock and the state live in src/report/useReportPage.
  */
 import { Alert, App, Button, Empty, Flex, Result, Spin, Splitter, Tabs } from 'antd';
@@ -14,6 +18,7 @@ import { ActionBar } from '../../report/ActionBar';
 import { ApplicantForm } from '../../report/ApplicantForm';
 import { applyText } from '../../report/content';
 import { ImagesPane } from '../../report/ImagesPane';
+import { panesOf, readingLayout, REPORT_PAGE_MODULE, sharesOf, type ReadingLayout } from '../../report/layout';
 import { findNeighbours, listOrigin, neighbourOf, type ListOrigin, type Neighbours } from '../../report/neighbour';
 import { OperationRecord } from '../../report/OperationRecord';
 import { ReportHeader } from '../../report/ReportHeader';
@@ -22,6 +27,7 @@ import { TemplatePanel } from '../../report/TemplatePanel';
 import { useReportPage } from '../../report/useReportPage';
 import { carriesContent, needsContent } from '../../report/workflow';
 import { WritePanel } from '../../report/WritePanel';
+import { useUserScreenSetting } from '../../schema/useScreenSettings';
 import { useTranslate } from '../../schema/useTranslate';
 import { formatTime } from '../../utils/format';
 
@@ -30,11 +36,17 @@ export default function ReportDetailPage() {
   const [params] = useSearchParams();
   const id = Number(params.get('id'));
   const origin = useMemo(() => listOrigin(params.get('from'), params.get('model')), [params]);
+  // The user's split and panels, read once for the page (next and previous keep them).
+  const screen = useUserScreenSetting(REPORT_PAGE_MODULE);
   if (!Number.isInteger(id) || id <= 0) return <Result status="warning" title={t('entity.report.detail.noReport')} />;
-  return <ReportEditor key={id} id={id} origin={origin} />;
+  if (!screen.loaded) return <Spin size="large" style={{ display: 'block', margin: '40vh auto' }} />;
+  const layout = readingLayout(screen.setting?.panes);
+  // A refused save was shown by the request wrapper; the page keeps the user's choice.
+  const keep = (next: ReadingLayout) => void screen.save({ panes: panesOf(next) }).catch(() => undefined);
+  return <ReportEditor key={id} id={id} origin={origin} layout={layout} onLayout={keep} />;
 }
 
-function ReportEditor({ id, origin }: { id: number; origin?: ListOrigin }) {
+function ReportEditor({ id, origin, layout, onLayout }: { id: number; origin?: ListOrigin; layout: ReadingLayout; onLayout: (layout: ReadingLayout) => void }) {
   const { t } = useTranslate();
   const { message, modal } = App.useApp();
   const navigate = useNavigate();
@@ -144,11 +156,15 @@ function ReportEditor({ id, origin }: { id: number; origin?: ListOrigin }) {
   return (
     <Flex vertical style={{ position: 'fixed', inset: 0, background: '#f5f5f5' }} data-testid="report-detail" data-report={id} data-version={detail.version}>
       <ReportHeader detail={detail} walk={Boolean(origin)} onStep={(s) => void step(s)} onClose={close} />
-      <Splitter style={{ flex: 1, minHeight: 0 }}>
-        <Splitter.Panel defaultSize="42%" min="15%" collapsible>
-          <ImagesPane examId={id} hasImages={detail.exam.imageStatus === 1} />
+      <Splitter
+        style={{ flex: 1, minHeight: 0 }}
+        onResizeEnd={(sizes) => onLayout({ ...layout, sizes: sharesOf(sizes) as ReadingLayout['sizes'] })}
+        onCollapse={(_collapsed, sizes) => onLayout({ ...layout, sizes: sharesOf(sizes) as ReadingLayout['sizes'] })}
+      >
+        <Splitter.Panel defaultSize={`${layout.sizes[0]}%`} min="15%" collapsible>
+          <ImagesPane examId={id} hasImages={detail.exam.imageStatus === 1} panels={layout.panels} onPanels={(panels) => onLayout({ ...layout, panels })} />
         </Splitter.Panel>
-        <Splitter.Panel defaultSize="33%" min={360}>
+        <Splitter.Panel defaultSize={`${layout.sizes[1]}%`} min={300}>
           <Flex vertical style={{ height: '100%', background: '#fff' }}>
             <div style={{ flex: 1, overflow: 'auto', padding: 12 }}>
               {lockedByOther && (
@@ -170,7 +186,7 @@ function ReportEditor({ id, origin }: { id: number; origin?: ListOrigin }) {
             </div>
           </Flex>
         </Splitter.Panel>
-        <Splitter.Panel defaultSize="25%" min={280} collapsible>
+        <Splitter.Panel defaultSize={`${layout.sizes[2]}%`} min={220} collapsible>
           <Tabs items={tabs} size="small" style={{ height: '100%', background: '#fff', padding: '0 12px' }} data-testid="report-side" />
         </Splitter.Panel>
       </Splitter>

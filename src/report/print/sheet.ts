@@ -6,6 +6,7 @@
  * doctors' signatures, in the layout's order, its hidden items left out. The
  * /qualityControl preview feeds it sample values (sampleSheet).
  */
+import { valueWithUnit } from '../../../locales';
 import type { Translate } from '../../schema/types';
 import type { PrintLayout } from '../../types/generated/entities/printLayout';
 import { formatTime } from '../../utils/format';
@@ -64,7 +65,7 @@ export function itemText(field: PrintField, values: PrintSheet['values'], t: Tra
   if (v === undefined || v === null || v === '') return '';
   if (field === 'sex') return t(`code.sex.${String(v)}`);
   if (field === 'age' && values.ageUnit !== undefined && values.ageUnit !== null) {
-    return t('entity.printLayout.ageValue', { age: v, unit: t(`code.ageUnit.${String(values.ageUnit)}`) });
+    return valueWithUnit(t, 'ageUnit', values.ageUnit, v);
   }
   if (TIMES.has(field)) return formatTime(v as string, TIME_PATTERN);
   return String(v);

@@ -43,6 +43,8 @@ export interface Device {
    * Hospitals the device serves besides its own: its images may match their exams and it may query and retrieve their studies (C-FIND, C-MOVE, C-GET). Each must be within the writer's data scope.
    *
    * @maxItems 50
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
    */
   servedHospitalIds?: number[];
   /**

@@ -38,6 +38,8 @@ export interface Org {
    * Departments of this hospital that receive every critical value of the hospital, beside the requesting department. Absent on save: unchanged.
    *
    * @maxItems 50
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
    */
   crisisDepartmentIds?: number[];
   createdAt?: string;

@@ -41,7 +41,7 @@ export interface Role {
    */
   remoteOrgIds?: number[];
   /**
-   * The hospital that owns the role (it is assigned there only, and changed by whoever holds that hospital in scope); absent: the region's, changed only with region scope.
+   * A row id: the database's integer (1 to 2^31-1).
    */
   ownerHospitalId?: number;
   userCount?: number;

@@ -6,7 +6,7 @@
 export type FieldKey = string;
 
 /**
- * One user's settings of one list screen (spec section 7, "save and get user config (list columns)", "generic get-columns and set-columns by module"): which columns show, in what order and pinned where, and which query-bar fields show in what order. Keys are the view's field names; the client ignores keys the view no longer has, so a stored setting never breaks a changed view.
+ * One user's settings of one screen: a list screen's columns and query fields, or a bespoke screen's split and panels (spec section 7, "save and get user config (list columns)", "generic get-columns and set-columns by module"): which columns show, in what order and pinned where, and which query-bar fields show in what order. Keys are the view's field names; the client ignores keys the view no longer has, so a stored setting never breaks a changed view.
  */
 export interface ScreenSetting {
   /**
@@ -29,4 +29,24 @@ export interface ScreenSetting {
     key: FieldKey;
     show: boolean;
   }[];
+  /**
+   * A bespoke screen's split and panels as the user left them (the report page: the viewer, the report and the side tabs, and the viewer's series and measurement panels).
+   */
+  panes?: {
+    /**
+     * Each pane's share of the width, in percent, left to right; 0 is a folded pane.
+     *
+     * @minItems 2
+     * @maxItems 4
+     */
+    sizes?: [number, number] | [number, number, number] | [number, number, number, number];
+    /**
+     * The viewer's series panel shows.
+     */
+    series?: boolean;
+    /**
+     * The viewer's measurement panel shows.
+     */
+    measurements?: boolean;
+  };
 }

@@ -110,6 +110,21 @@ export interface View {
       }[]
     ];
     /**
+     * How the action column shows a row's actions (detail, edit, the view's rowActions, delete; those the user may and the row offers): the first `inline` of them as links, taken in the order of `primary` and then in the column's own order, and the rest under a more (更多) dropdown. Without it: at most 4 links, in the column's order. Keeps the fixed column narrow, so the other columns stay readable at 1366 px.
+     */
+    actionMenu?: {
+      /**
+       * Links shown before the more dropdown.
+       */
+      inline?: number;
+      /**
+       * Action keys (detail, edit, delete or a rowActions key) most used first: for each row the first `inline` it offers are its links, so the row's state (each action's visibleWhen) decides which show.
+       *
+       * @minItems 1
+       */
+      primary?: [string, ...string[]];
+    };
+    /**
      * A tree beside the table whose nodes filter the list (report templates: level 1 class, level 2 class): GET `call` answers nodes {name, children}; choosing a node at depth i filters levels[i] by its name and the levels above by its ancestors' names; the root shows everything. With `rename`, holders of its right rename a node: POST path with the call's query, the node's filters and `name` (held to the limits of its level's field). Texts: entity.tree.all (the root), entity.tree.rename, entity.tree.name, entity.tree.renameDone.
      */
     tree?: {
