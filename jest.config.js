@@ -2,7 +2,8 @@
 // with TEST_DATABASE_URL, PostgreSQL), browser (playwright-core + Debian Chromium).
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // Node's, plus screenshots, page console and server log kept on a failure (test-output/).
+  testEnvironment: '<rootDir>/tests/support/environment.js',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts', '**/*.test.tsx'],
   transform: {

@@ -19,6 +19,11 @@ export interface ServerConfig {
   logLevel: string;
   logRequests: boolean;
   seedDemo: boolean;
+  /**
+   * The instant the demo data is generated back from (DEMO_NOW, ISO 8601); unset means
+   * the moment of seeding. Tests fix it so that every run seeds the same rows.
+   */
+  demoNow?: Date;
   trustProxy: boolean;
   /** Serve the API documentation (/api/docs, its JSON only to holders of DOCS_PERMISSION); off by default in production. */
   apiDocs: boolean;
@@ -86,6 +91,14 @@ function bool(value: string | undefined, fallback: boolean): boolean {
   return !['0', 'false', 'no', 'off'].includes(value.toLowerCase());
 }
 
+/** An ISO 8601 instant; a value that is not one stops the start rather than seed from a wrong date. */
+function instant(value: string | undefined): Date | undefined {
+  if (!value) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new Error(`not an ISO 8601 instant: ${value}`);
+  return at;
+}
+
 /** The origin of an absolute URL; nothing for a relative one (the page's own origin). */
 function originOf(url: string | undefined): string[] {
   if (!url || !/^https?:\/\//.test(url)) return [];
@@ -108,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: bool(env.LOG_REQUESTS, false),
     seedDemo: bool(env.SEED_DEMO, true),
+    demoNow: instant(env.DEMO_NOW),
     trustProxy: bool(env.TRUST_PROXY, false),
     apiDocs: bool(env.API_DOCS, env.NODE_ENV !== 'production'),
     connectOrigins: originOf(env.API_BASE),

@@ -20,7 +20,8 @@ import { ageFromBirthDate, dayKey, formatExamCode, formatPatientId, pinyinName, 
 import { allPermissions, MODULES, type PermissionMap } from './identity/access';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from './identity/passwords';
 
-export async function seedDemo(locked: Db): Promise<boolean> {
+/** `now`: the instant the demo exams are generated back from (DEMO_NOW in tests). */
+export async function seedDemo(locked: Db, now: Date = new Date()): Promise<boolean> {
   const { rows } = await locked.query<{ n: number }>('SELECT count(*)::int AS n FROM org');
   if (rows[0].n > 0) return false;
   // Hash outside the transaction: it is the slow part, and one hash per account is enough.
@@ -54,7 +55,7 @@ export async function seedDemo(locked: Db): Promise<boolean> {
       }
       for (const [module, value] of Object.entries(user.commonSetting ?? {})) await saveUserSetting(q, r.rows[0].id, module, value);
     }
-    await insertDemoExams(q, new Date());
+    await insertDemoExams(q, now);
     await insertDemoReports(q);
     await q.query(
       `INSERT INTO app_meta (key, value) VALUES ('demo_seeded_at', to_jsonb(now()::text))

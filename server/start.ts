@@ -34,7 +34,7 @@ export async function preparePlatform(
     let seeded = false;
     await db.withAdvisoryLock(STARTUP_LOCK_KEY, async (locked) => {
       await migrate(locked);
-      if (config.seedDemo) seeded = await seedDemo(locked);
+      if (config.seedDemo) seeded = await seedDemo(locked, config.demoNow);
       else await seedAdmin(locked, config.identity, (msg) => console.warn(`[rcloud] ${msg}`));
       // After the hospitals exist: the print layouts' mapping names them.
       await locked.tx((q) => seedPrintLayouts(q));

@@ -68,8 +68,10 @@ export interface OpenDbOptions {
   databaseUrl?: string;
   /** PGlite data directory; undefined means in memory (tests). */
   dataDir?: string;
+  /** A PGlite data directory dumped earlier (dumpDataDir) to start the in-memory database from: the tests' seeded template. */
+  loadDataDir?: Blob;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir, options.loadDataDir);
 }

@@ -18,9 +18,9 @@ function wrap(conn: { query: PGlite['query'] }): Queryable {
   };
 }
 
-export async function openPglite(dataDir?: string): Promise<Db> {
+export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<Db> {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
-  const pg = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+  const pg = dataDir ? await PGlite.create(dataDir, { loadDataDir }) : await PGlite.create({ loadDataDir });
   const base = wrap(pg);
   const commits = new Commits();
   const db: Db = {

@@ -36,13 +36,21 @@ function BodyTheme({ dark }: { dark: boolean }) {
   return null;
 }
 
+/**
+ * The system's "reduce motion" setting turns antd's motion off: a dialog or dropdown
+ * then opens and closes at once. Read once per page load, like the theme's first mode.
+ * The browser tests ask for it (tests/support/browser.ts), so a click never lands
+ * mid-animation.
+ */
+const REDUCED_MOTION = typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
+
 function Themed({ children }: { children: React.ReactNode }) {
   const { i18n: instance } = useTranslation();
   const { mode } = useThemeMode();
   return (
     <ConfigProvider
       locale={antdLocale(instance.language)}
-      theme={{ algorithm: mode === 'dark' ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm }}
+      theme={{ algorithm: mode === 'dark' ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm, token: { motion: !REDUCED_MOTION } }}
     >
       <AntdApp>
         <RequestUiBridge />

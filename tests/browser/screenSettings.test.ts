@@ -105,7 +105,6 @@ describe('screen settings in Chromium', () => {
     await page.getByTestId('page-config').click();
     const dialog = page.getByTestId('page-config-dialog');
     await dialog.waitFor();
-    // chooseIn picks again when the dialog's zoom-in motion took the focus and closed the dropdown (a retry in CI once).
     await chooseIn(page, dialog.getByTestId('layout-field-workNo'), zh('entity.group.dataScope'));
     // Now last in the data-scope group; move it above the data-scope editor.
     await dialog.getByTestId('layout-group-dataScope').getByTestId('layout-field-workNo').waitFor();
@@ -136,8 +135,6 @@ describe('screen settings in Chromium', () => {
     const modal = page.getByTestId('form-modal');
     await modal.getByTestId('field-code').waitFor();
     await page.locator('.ant-modal-title').getByTestId('page-config').waitFor();
-    // Let the dialog finish zooming in for the picture.
-    await page.waitForTimeout(500);
     await b.shot('settings-modal-title');
   }, 120_000);
 });

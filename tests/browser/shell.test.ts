@@ -109,7 +109,8 @@ describe('app shell in Chromium', () => {
         throw new Error('probe error 7731');
       });
     });
-    await page.waitForTimeout(100);
+    // Recorded in this browser's storage (src/errorLog): wait for it before leaving the page.
+    await page.waitForFunction(() => (localStorage.getItem('rcloud-error-log') ?? '').includes('probe error 7731'));
     await page.goto(`${server.url}/errorLog`);
     await page.getByTestId('error-log').getByText('probe error 7731').first().waitFor();
     await b.shot('shell-error-log');

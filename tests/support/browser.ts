@@ -1,12 +1,16 @@
 /**
  * Debian's Chromium driven by playwright-core, with the flags this closed network
  * needs, a fresh profile per launch, and screenshots under tests/.artifacts/.
+ * The browser asks for reduced motion, which turns antd's motion off (AppRoot): a
+ * dialog or dropdown is there at once, so no click lands mid-animation. While open, a
+ * session keeps its pages' console for a failure (tests/support/failures.ts).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { DEMO_PASSWORD } from '../../mock/identity';
+import { keepOnFailure, LogTail } from './failures';
 import { startInProcess, type InProcessPlatform } from './inprocess';
 
 export const ARTIFACTS = path.resolve(__dirname, '..', '.artifacts');
@@ -18,6 +22,8 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
+let opened = 0;
+
 export async function openBrowser(opts: { locale?: string } = {}): Promise<BrowserSession> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -25,6 +31,7 @@ export async function openBrowser(opts: { locale?: string } = {}): Promise<Brows
     headless: true,
     locale: opts.locale ?? 'zh-CN',
     viewport: { width: 1440, height: 900 },
+    reducedMotion: 'reduce',
     args: [
       '--headless',
       '--no-sandbox',
@@ -36,8 +43,20 @@ export async function openBrowser(opts: { locale?: string } = {}): Promise<Brows
       '--disable-sync',
     ],
   });
+  const consoleLog = new LogTail();
+  context.on('console', (msg) => consoleLog.push(`${new Date().toISOString()} [${msg.type()}] ${msg.page()?.url() ?? ''} ${msg.text()}`));
+  context.on('weberror', (e) => consoleLog.push(`${new Date().toISOString()} [pageerror] ${e.page()?.url() ?? ''} ${e.error().stack ?? e.error().message}`));
   const page = context.pages()[0] ?? (await context.newPage());
   fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const name = `browser-${++opened}`;
+  const forget = keepOnFailure({
+    async keep(dir) {
+      fs.writeFileSync(path.join(dir, `${name}-console.log`), consoleLog.text());
+      for (const [i, p] of context.pages().entries()) {
+        await p.screenshot({ path: path.join(dir, `${name}-page-${i + 1}.png`), fullPage: true, timeout: 10_000 }).catch(() => undefined);
+      }
+    },
+  });
   return {
     context,
     page,
@@ -47,6 +66,7 @@ export async function openBrowser(opts: { locale?: string } = {}): Promise<Brows
       return file;
     },
     async close() {
+      forget();
       await context.close();
       fs.rmSync(profile, { recursive: true, force: true });
     },

@@ -19,10 +19,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-function withDatabase(url: string, name: string): string {
+export function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/** A name no other run uses: test databases live side by side on the shared server. */
+export function newDatabaseName(): string {
+  return `rcloud_t_${crypto.randomBytes(6).toString('hex')}`;
 }
 
 export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
@@ -30,14 +35,19 @@ export async function createTestDatabase(kind: DbKind): Promise<TestDatabase> {
     return { kind, open: () => openDb({}), drop: async () => undefined };
   }
   const admin = process.env.TEST_DATABASE_URL!;
-  const name = `rcloud_t_${crypto.randomBytes(6).toString('hex')}`;
+  const name = newDatabaseName();
   const c = new Client({ connectionString: admin });
   await c.connect();
   await c.query(`CREATE DATABASE ${name}`);
   await c.end();
+  return postgresDatabase(admin, name);
+}
+
+/** The database `name` on the server of `admin`: opened by its own URL, dropped through `admin`. */
+export function postgresDatabase(admin: string, name: string): TestDatabase {
   const url = withDatabase(admin, name);
   return {
-    kind,
+    kind: 'postgres',
     url,
     open: () => openDb({ databaseUrl: url }),
     async drop() {

@@ -12,7 +12,8 @@ export const TABLE_LOADING = '.ant-pro-table .ant-table-wrapper > .ant-spin-nest
 /**
  * No visible dialog or dropdown motion under way, as far as can be told within a few
  * seconds: an element hidden mid-motion can keep its motion class, so this does not
- * insist (chooseIn checks its own result anyway).
+ * insist. The tests turn antd's motion off (tests/support/browser.ts), so this returns
+ * at once there; it stays for a page opened without that setting.
  */
 export async function settled(page: Page): Promise<void> {
   await page
@@ -30,27 +31,15 @@ export async function settled(page: Page): Promise<void> {
 /**
  * Opens the searchable select inside `scope` (a form item or a query-bar item) and
  * picks the option with this text, typed first to bring it into the virtual list and
- * to wait for remote options. A modal that is still zooming in moves the focus to
- * itself when its motion ends, which closes a dropdown opened meanwhile; so this
- * waits for motion to end and picks again if a pick was swallowed that way (seen on
- * a loaded 2-core CI machine).
+ * to wait for remote options. The browser tests run with antd's motion off (reduced
+ * motion, tests/support/browser.ts), so no dialog still zooming in takes the focus
+ * and closes the dropdown: one pick is enough.
  */
 export async function chooseIn(page: Page, scope: Locator, option: string): Promise<void> {
-  const chosen = scope.locator('.ant-select-selection-item').filter({ hasText: option });
-  for (let attempt = 1; ; attempt++) {
-    await settled(page);
-    if ((await page.locator('.ant-select-dropdown:visible').count()) === 0) {
-      await scope.locator('.ant-select-selector').click();
-      await page.keyboard.type(option);
-    }
-    await page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
-    try {
-      await chosen.waitFor({ timeout: 5_000 });
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
+  await scope.locator('.ant-select-selector').click();
+  await page.keyboard.type(option);
+  await page.locator('.ant-select-dropdown:visible .ant-select-item-option').filter({ hasText: option }).first().click();
+  await scope.locator('.ant-select-selection-item').filter({ hasText: option }).waitFor();
   await page.locator('.ant-select-dropdown:visible').waitFor({ state: 'detached' });
 }
 

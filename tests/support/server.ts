@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { keepOnFailure } from './failures';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -46,6 +47,8 @@ export async function startPlatformProcess(opts: { dataDir?: string; env?: Recor
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
+  // Kept for the rest of the test file, stopped or not: a failure after a restart wants the log before it too.
+  keepOnFailure({ keep: async (dir) => fs.writeFileSync(path.join(dir, `server-${path.basename(dataDir)}.log`), out) });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
