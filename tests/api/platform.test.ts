@@ -18,13 +18,13 @@ describe.each(dbKinds)('platform conventions on %s', (kind) => {
   let p: TestPlatform;
   beforeAll(async () => {
     p = await startTestPlatform(kind, {}, (app: FastifyInstance) => {
-      app.get('/api/test/boom', { config: { public: true } }, async () => {
+      app.get('/api/test/boom', { config: { public: true, audit: 'none' } }, async () => {
         throw new Error('relation "secret_table" does not exist: SELECT * FROM secret_table');
       });
       app.post(
         '/api/test/echo',
         {
-          config: { public: true },
+          config: { public: true, audit: 'none' },
           schema: {
             body: {
               type: 'object',
