@@ -324,6 +324,7 @@ describe('texts', () => {
   });
 
   test.each(['zh-CN', 'en-US', 'ru-RU'])('%s has them', (lang) => {
-    expect(keys.filter((k) => resources[lang][k] === undefined)).toEqual([]);
+    // A counted text is there in its plural forms (i18next's key_other at least).
+    expect(keys.filter((k) => resources[lang][k] === undefined && resources[lang][`${k}_other`] === undefined)).toEqual([]);
   });
 });
