@@ -17,7 +17,7 @@ import { DicomWebError, notAcceptable } from './errors';
 import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource } from './frames';
 import { covers, parseAccept, type MediaType } from './media';
 import { multipartStream, newBoundary, type OutPart } from './multipart';
-import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES } from './pixeldata';
+import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES, collect } from './pixeldata';
 import { dicomJsonMasker } from './privacy';
 import { canTranscode, implicitToExplicit } from './transcode';
 import { MAX_VIEWPORT, fitViewport, renderFrame, resize, type Window } from './render';
@@ -76,12 +76,6 @@ function syntaxFor(i: InstanceRow, syntaxes: string[]): string {
   );
 }
 
-async function readAll(stream: AsyncIterable<Buffer | Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.from(c));
-  return Buffer.concat(chunks);
-}
-
 /**
  * Instances in the syntax the request takes: as stored, streamed from the file (no
  * copy in memory), or converted, which needs the whole file. Every syntax is decided
@@ -91,7 +85,7 @@ async function sendInstances(fastify: FastifyInstance, request: FastifyRequest, 
   if (!instances.length) throw notFound();
   const accept = dicomAccept(request, oneInstance);
   const syntaxes = instances.map((i) => syntaxFor(i, accept.syntaxes));
-  const converted = async (i: InstanceRow) => implicitToExplicit(await readAll(await fastify.storage.get(i.fileKey)));
+  const converted = async (i: InstanceRow) => implicitToExplicit(await collect(await fastify.storage.get(i.fileKey)));
   // DICOM parts are not worth compressing and must reach the client as the bytes they are.
   reply.header('Content-Encoding', 'identity');
   if (accept.singlePart) {
