@@ -21,7 +21,8 @@
  *    the same durability): a name-prefix + date-range search (limit 20) and a
  *    patient-id search, requests per second (autocannon), against Orthanc's default.
  * 3. WADO-RS retrieval of the 300-instance series (multipart/related;
- *    type="application/dicom"), read whole: MB/s (10^6 bytes).
+ *    type="application/dicom"), read whole: MB/s (10^6 bytes), against Orthanc and
+ *    against this process reading the same files from disk (the goal: half of it).
  * Without /usr/sbin/Orthanc the Orthanc side is skipped with a message and the
  * platform's figures print alone. BENCH_DICOM_INSTANCES and BENCH_DICOM_STUDIES shrink
  * the data for a quick try (the labels say what was used).
@@ -201,12 +202,13 @@ const orthancKind = (sync: boolean): TargetKind => ({
       DicomWeb: { Enable: true, Root: '/dicom-web/' },
     };
     fs.writeFileSync(path.join(dir, 'orthanc.json'), JSON.stringify(config, null, 2));
-    const proc: ChildProcess = spawn(ORTHANC, [path.join(dir, 'orthanc.json'), `--logdir=${dir}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: DCMTK_ENV });
+    const proc: ChildProcess = spawn(ORTHANC, [path.join(dir, 'orthanc.json'), `--logdir=${dir}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: DCMTK_ENV, detached: true });
     let err = '';
     proc.stderr!.on('data', (d) => (err = (err + d).slice(-4000)));
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     const stop = async () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      // Its own process group (detached), stopped whole: nothing it started outlives the run.
+      if (proc.exitCode === null && proc.signalCode === null) process.kill(-proc.pid!, 'SIGTERM');
       await exited;
       fs.rmSync(dir, { recursive: true, force: true });
     };
@@ -310,6 +312,15 @@ function writeData(dir: string) {
 }
 
 const round = (v: number, digits = 1) => +v.toFixed(digits);
+
+/** Reads every file of a directory to its end, one after another (as a WADO-RS series is sent); the bytes read. */
+async function readFiles(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const name of fs.readdirSync(dir).sort()) {
+    for await (const chunk of fs.createReadStream(path.join(dir, name), { highWaterMark: 1024 * 1024 })) bytes += (chunk as Buffer).length;
+  }
+  return bytes;
+}
 
 export async function run(ctx: BenchContext) {
   for (const cmd of ['storescu', 'echoscu']) {
@@ -486,11 +497,23 @@ export async function run(ctx: BenchContext) {
       }
     }
     const wRef = orthancLive && wado.includes(orthancLive) ? median(mbps.get(refLabel)!) : undefined;
+    // The floor under any server: the same files read whole from disk (page cache) by this process, as many rounds.
+    const disk: number[] = [];
+    for (let r = 0; r < ctx.rounds; r++) {
+      let bytes = 0;
+      const start = performance.now();
+      do bytes += await readFiles(data.seriesDir);
+      while (performance.now() - start < Math.min(ctx.seconds, 2) * 1000);
+      disk.push(bytes / 1e6 / ((performance.now() - start) / 1000));
+    }
+    const diskRef = median(disk);
     for (const target of wado) {
       if (target === orthancLive) continue;
       const v = median(mbps.get(target.label)!);
       ctx.report({ bench: `WADO-RS series retrieval (${SERIES_INSTANCES} instances, ${round(sizes.get(target.label)! / 1e6)} MB multipart) MB/s, ${target.label}`, value: round(v), ...(wRef ? { reference: round(wRef), ratio: round(v / wRef, 2) } : {}) });
+      ctx.report({ bench: `WADO-RS series MB/s vs reading the same files from disk (goal 0.5), ${target.label}`, value: round(v), reference: round(diskRef), ratio: round(v / diskRef, 2) });
     }
+    ctx.report({ bench: `Reading the series' ${SERIES_INSTANCES} files from disk MB/s (reference)`, value: round(diskRef) });
     if (wRef) ctx.report({ bench: `WADO-RS series retrieval (${round(sizes.get(refLabel)! / 1e6)} MB multipart) MB/s, ${refLabel} (reference)`, value: round(wRef) });
   } finally {
     for (const target of live) await target.stop().catch((e) => console.log(`${target.label}: stop failed: ${e}`));

@@ -41,8 +41,15 @@ export default async function dicomweb(fastify: FastifyInstance) {
     if (![access.permission].flat().some((key) => hasPermission(ctx.permissions, key))) return sendError(request, reply, new AppError('UAA103'));
   });
 
-  // DICOMweb statuses the catalogue has no code for; everything else goes to the platform's handler.
+  // An unknown path here is a 404 for a signed-in caller (401 without a token), never the UI's
+  // page: the UI's wildcard route would otherwise take /dicom-web/anything (plugins/ui.ts).
   fastify.setNotFoundHandler((request, reply) => sendError(request, reply, new AppError('UAA102')));
+  fastify.all('/*', { config: { permission: 'image:view', audit: 'none' }, schema: { hide: true } }, async () => {
+    throw new AppError('UAA102');
+  });
+  fastify.all('/', { config: { permission: 'image:view', audit: 'none' }, schema: { hide: true } }, async () => {
+    throw new AppError('UAA102');
+  });
 
   registerQido(fastify);
   registerWado(fastify);

@@ -5,7 +5,8 @@
  * study is read file by file while the client receives it).
  */
 import crypto from 'node:crypto';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export interface PartSink {
   write(chunk: Buffer): Promise<unknown> | void;
@@ -141,18 +142,38 @@ export interface OutPart {
 
 /**
  * A multipart body of `parts`, produced lazily: each part's body is opened only when
- * the previous one is sent, so memory holds one read buffer, not the whole response.
+ * the previous one is sent, and a stream (a stored file) is piped in with backpressure,
+ * so memory holds one read buffer, not the whole response. A client that goes away
+ * destroys the body, which stops the file being read and closes it.
  */
 export function multipartStream(boundary: string, parts: AsyncIterable<OutPart> | Iterable<OutPart>): Readable {
-  async function* generate(): AsyncGenerator<Buffer> {
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  // Resolves when the body can take more, or is gone (then the loop below stops).
+  const write = (chunk: Buffer | Uint8Array) =>
+    out.write(chunk) || out.destroyed
+      ? undefined
+      : new Promise<void>((resolve) => {
+          const go = () => {
+            out.off('drain', go).off('close', go);
+            resolve();
+          };
+          out.on('drain', go).on('close', go);
+        });
+  (async () => {
     for await (const part of parts) {
+      if (out.destroyed) return;
       const head = Object.entries(part.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-      yield Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8');
-      if (Buffer.isBuffer(part.body)) yield part.body;
-      else for await (const chunk of await part.body()) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-      yield CRLF;
+      await write(Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8'));
+      const body = Buffer.isBuffer(part.body) ? [part.body] : await part.body();
+      if (body instanceof Readable) await pipeline(body, out, { end: false });
+      else
+        for await (const chunk of body) {
+          await write(chunk);
+          if (out.destroyed) return;
+        }
+      await write(CRLF);
     }
-    yield Buffer.from(`--${boundary}--\r\n`, 'latin1');
-  }
-  return Readable.from(generate(), { objectMode: false });
+    out.end(Buffer.from(`--${boundary}--\r\n`, 'latin1'));
+  })().catch((err: Error) => out.destroy(err));
+  return out;
 }

@@ -21,7 +21,8 @@ const WINDOW = 64 * 1024;
 /** The stored file cannot be read the way a request needs (deflated, malformed, fragments without frame boundaries). */
 export class PixelLayoutError extends Error {}
 
-async function collect(stream: Readable): Promise<Buffer> {
+/** A stream's bytes, whole. */
+export async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of stream) chunks.push(c as Buffer);
   return Buffer.concat(chunks);

@@ -13,6 +13,8 @@ import { AppError } from '../lib/errors';
 import { resolveTag, TAG } from './dictionary';
 import { notAcceptable } from './errors';
 import { covers, parseAccept } from './media';
+import type { DicomJson } from '../pacs/dicomFile';
+import { dicomJsonMasker } from './privacy';
 import { findSeries, findStudy, serviceUrl, studyScope, type SeriesRef, type StudyRef } from './resources';
 
 /** Most results of one search; a client pages with offset beyond it (a Warning header says there are more). */
@@ -294,7 +296,9 @@ async function sendResults(fastify: FastifyInstance, request: FastifyRequest, re
   if (rows.length > q.limit) warnings.push('The number of results exceeded the maximum supported by the server. Additional results can be requested.');
   if (warnings.length) reply.header('Warning', warnings.map((w) => `299 ${request.host} "${w.replace(/"/g, "'")}"`).join(', '));
   // No match is 200 with [] here, always (PS3.18 allows it; one shape is easier on clients than 204).
-  return reply.type('application/dicom+json').send(`[${rows.slice(0, q.limit).map((r) => r.json).join(',')}]`);
+  const mask = await dicomJsonMasker(fastify.db, caller(request));
+  const results = rows.slice(0, q.limit).map((r) => (mask ? JSON.stringify(mask(JSON.parse(r.json) as DicomJson)) : r.json));
+  return reply.type('application/dicom+json').send(`[${results.join(',')}]`);
 }
 
 const STUDY_ALL = { groups: [...STUDY_GROUPS], tags: [...STUDY_EXTRA] };

@@ -1,8 +1,10 @@
 /**
  * WADO-RS (PS3.18 10.4): studies, series and instances as the stored Part-10 files
  * (byte for byte, streamed file after file), their metadata as DICOM JSON, frames, and
- * rendered pictures and thumbnails. Nothing is transcoded: a request that demands
- * another transfer syntax than the stored one is 406. Reads the archive's tables and
+ * rendered pictures and thumbnails. Instances go out in Explicit VR Little Endian
+ * unless the request asks otherwise: Implicit VR data is converted on the way
+ * (./transcode.ts), compressed data is sent as stored only when the request takes it
+ * (transfer-syntax=* or its own UID), else 406. Reads the archive's tables and
  * file storage; writes nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,7 +17,9 @@ import { DicomWebError, notAcceptable } from './errors';
 import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource } from './frames';
 import { covers, parseAccept, type MediaType } from './media';
 import { multipartStream, newBoundary, type OutPart } from './multipart';
-import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES } from './pixeldata';
+import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES, collect } from './pixeldata';
+import { dicomJsonMasker } from './privacy';
+import { canTranscode, implicitToExplicit } from './transcode';
 import { MAX_VIEWPORT, fitViewport, renderFrame, resize, type Window } from './render';
 import { displayOrder, findInstance, findSeries, findStudy, instanceUrl, listInstances, notFound, representativeInstance, serviceUrl, type InstanceRow, type SeriesRef, type StudyRef } from './resources';
 
@@ -26,42 +30,74 @@ const THUMBNAIL_SIZE = 128;
 
 const isMultipartRelated = (r: MediaType) => r.essence === 'multipart/related' || r.essence === 'multipart/*' || r.essence === '*/*';
 
+/** What an Accept header asks of DICOM instances: one part or multipart, and the transfer syntaxes in preference order ('*': as stored). */
+interface DicomAccept {
+  singlePart: boolean;
+  syntaxes: string[];
+}
+
 /**
- * The transfer syntaxes an Accept header allows for application/dicom parts: 'any'
- * (as stored: no transfer-syntax parameter, or "*") or a set of UIDs. 406 when it
- * accepts no multipart/related of application/dicom at all.
+ * Reads the Accept header of a retrieve of instances (PS3.18 8.7.3, 10.4.1.1): the
+ * first acceptable range decides between a single application/dicom part and
+ * multipart/related; ranges of that form list the syntaxes, a range without a
+ * transfer-syntax parameter meaning Explicit VR Little Endian (8.7.3.5.2). A single
+ * part is only for one instance: a study or series asking for nothing else is 406
+ * (8.7.5: a single-part media type cannot carry several representations).
  */
-function acceptedDicomSyntaxes(request: FastifyRequest): 'any' | Set<string> {
-  const wanted = new Set<string>();
+function dicomAccept(request: FastifyRequest, oneInstance: boolean): DicomAccept {
+  let singlePart: boolean | undefined;
+  const syntaxes: string[] = [];
   for (const r of parseAccept(request.headers.accept)) {
     const type = r.params.type?.toLowerCase();
-    const dicomPart = (isMultipartRelated(r) && (!type || type === 'application/dicom')) || r.essence === 'application/dicom';
-    if (!dicomPart) continue;
-    const ts = r.params['transfer-syntax'];
-    if (!ts || ts === '*') return 'any';
-    wanted.add(ts);
+    const single = r.essence === 'application/dicom';
+    const multi = isMultipartRelated(r) && (!type || type === 'application/dicom');
+    if (!multi && !(single && oneInstance)) continue;
+    singlePart ??= single;
+    if (single === singlePart) syntaxes.push(r.params['transfer-syntax'] || EXPLICIT_LITTLE);
   }
-  if (!wanted.size) throw notAcceptable('Instances are sent as multipart/related; type="application/dicom".');
-  return wanted;
+  if (singlePart === undefined) {
+    throw notAcceptable(
+      oneInstance
+        ? 'Instances are sent as application/dicom or multipart/related; type="application/dicom".'
+        : 'A study or series is several instances: it is sent as multipart/related; type="application/dicom" only.',
+    );
+  }
+  return { singlePart, syntaxes };
 }
 
-function checkSyntaxes(instances: InstanceRow[], accepted: 'any' | Set<string>): void {
-  if (accepted === 'any') return;
-  for (const i of instances) {
-    if (accepted.has(i.transferSyntaxUid)) continue;
-    // Even implicit to explicit VR little endian would rewrite every element header: what is sent is what is stored.
-    throw notAcceptable(`Instance ${i.uid} is stored as ${i.transferSyntaxUid}; transcoding to ${[...accepted].join(', ')} is not supported (ask for transfer-syntax=*).`);
+/** The syntax an instance goes out in: the first asked for that it is stored in or converts to; 406 when none. */
+function syntaxFor(i: InstanceRow, syntaxes: string[]): string {
+  for (const wanted of syntaxes) {
+    if (wanted === '*' || wanted === i.transferSyntaxUid) return i.transferSyntaxUid;
+    if (canTranscode(i.transferSyntaxUid, wanted)) return wanted;
   }
+  throw notAcceptable(
+    `Instance ${i.uid} is stored as ${i.transferSyntaxUid}; converting it to ${syntaxes.join(', ')} is not supported on this server (only Implicit to Explicit VR Little Endian is): ask for transfer-syntax=* to receive it as stored.`,
+  );
 }
 
-/** Sends instances as stored, one file after another. */
-function sendInstances(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, instances: InstanceRow[]) {
+/**
+ * Instances in the syntax the request takes: as stored, streamed from the file (no
+ * copy in memory), or converted, which needs the whole file. Every syntax is decided
+ * before the first byte goes out, so a refusal is a clean 406.
+ */
+async function sendInstances(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, instances: InstanceRow[], oneInstance = false) {
   if (!instances.length) throw notFound();
-  checkSyntaxes(instances, acceptedDicomSyntaxes(request));
+  const accept = dicomAccept(request, oneInstance);
+  const syntaxes = instances.map((i) => syntaxFor(i, accept.syntaxes));
+  const converted = async (i: InstanceRow) => implicitToExplicit(await collect(await fastify.storage.get(i.fileKey)));
+  // DICOM parts are not worth compressing and must reach the client as the bytes they are.
+  reply.header('Content-Encoding', 'identity');
+  if (accept.singlePart) {
+    const [i] = instances;
+    reply.type(`application/dicom; transfer-syntax=${syntaxes[0]}`);
+    if (syntaxes[0] === i.transferSyntaxUid) return reply.header('Content-Length', i.fileSize).send(await fastify.storage.get(i.fileKey));
+    return reply.send(await converted(i));
+  }
   const boundary = newBoundary();
-  const parts = instances.map<OutPart>((i) => ({
-    headers: { 'Content-Type': `application/dicom; transfer-syntax=${i.transferSyntaxUid}`, 'Content-Length': i.fileSize },
-    body: () => fastify.storage.get(i.fileKey),
+  const parts = instances.map<OutPart>((i, k) => ({
+    headers: { 'Content-Type': `application/dicom; transfer-syntax=${syntaxes[k]}`, ...(syntaxes[k] === i.transferSyntaxUid ? { 'Content-Length': i.fileSize } : {}) },
+    body: syntaxes[k] === i.transferSyntaxUid ? () => fastify.storage.get(i.fileKey) : async () => [await converted(i)],
   }));
   const body = multipartStream(boundary, parts);
   body.on('error', (err) => request.log.error({ err }, 'WADO-RS retrieve failed while streaming'));
@@ -85,12 +121,13 @@ function instanceMetadata(base: string, study: string, i: InstanceRow & { metada
   return out;
 }
 
-function sendMetadata(request: FastifyRequest, reply: FastifyReply, study: StudyRef, instances: InstanceRow[]) {
+async function sendMetadata(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, study: StudyRef, instances: InstanceRow[]) {
   if (!instances.length) throw notFound();
   const ok = parseAccept(request.headers.accept).some((r) => covers(r.essence, 'application/dicom+json') || covers(r.essence, 'application/json'));
   if (!ok) throw notAcceptable('Metadata is available as application/dicom+json only.');
   const base = serviceUrl(request);
-  return reply.type('application/dicom+json').send(JSON.stringify(displayOrder(instances, (i) => i.seriesUid).map((i) => instanceMetadata(base, study.uid, i))));
+  const mask = (await dicomJsonMasker(fastify.db, caller(request))) ?? ((json: DicomJson) => json);
+  return reply.type('application/dicom+json').send(JSON.stringify(displayOrder(instances, (i) => i.seriesUid).map((i) => mask(instanceMetadata(base, study.uid, i)))));
 }
 
 /**
@@ -179,39 +216,75 @@ function renderOptions(request: FastifyRequest, thumbnail: boolean): RenderOptio
   return { viewport, shrinkOnly, window, quality };
 }
 
-/** image/png or image/jpeg from the Accept header; PNG unless JPEG comes first (or is stored). */
+/**
+ * image/png or image/jpeg from the Accept header (a bare type, or the type of a
+ * multipart/related range); PNG unless JPEG comes first (or is stored).
+ */
 function renderedType(request: FastifyRequest, storedJpeg: boolean): 'image/png' | 'image/jpeg' {
   for (const r of parseAccept(request.headers.accept)) {
-    if (r.essence === 'image/png') return 'image/png';
-    if (r.essence === 'image/jpeg') return 'image/jpeg';
-    if (r.essence === 'image/*' || r.essence === '*/*') return storedJpeg ? 'image/jpeg' : 'image/png';
+    const essence = r.essence === 'multipart/related' ? r.params.type?.toLowerCase() ?? '*/*' : r.essence;
+    if (essence === 'image/png') return 'image/png';
+    if (essence === 'image/jpeg') return 'image/jpeg';
+    if (essence === 'image/*' || essence === '*/*') return storedJpeg ? 'image/jpeg' : 'image/png';
   }
   throw notAcceptable('Rendered images are available as image/png or image/jpeg.');
 }
 
-async function sendRendered(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, instance: InstanceRow & { metadata: DicomJson }, frame: number, thumbnail: boolean) {
-  const opts = renderOptions(request, thumbnail);
+/** Whether an instance stored so can be rendered as `type`; the reason when it cannot. */
+function renderRefusal(ts: string, type: string): string | undefined {
+  if (NATIVE_SYNTAXES.has(ts)) return undefined;
+  // Compressed frames are not decoded here; a baseline JPEG already is a picture.
+  if (ts === JPEG_BASELINE) return type === 'image/jpeg' ? undefined : 'This instance is stored as JPEG: it is rendered as image/jpeg only.';
+  return `Rendering pixel data stored as ${ts} is not supported; retrieve the frames (${frameMediaType(ts)}) instead.`;
+}
+
+/** One frame of an instance as a picture of `type`. */
+async function renderBytes(fastify: FastifyInstance, instance: InstanceRow & { metadata: DicomJson }, frame: number, type: 'image/png' | 'image/jpeg', opts: RenderOptions): Promise<Buffer> {
   const pm = pixelModule(instance.metadata);
-  const ts = instance.transferSyntaxUid;
-  const storedJpeg = ts === JPEG_BASELINE;
-  const type = renderedType(request, storedJpeg);
   const [source] = await frameSources(fastify.storage, instance, pm, [frame]);
-  // Instances never change: a rendered picture may be kept by the browser.
-  reply.header('Cache-Control', 'private, max-age=86400');
-  if (!NATIVE_SYNTAXES.has(ts)) {
-    // Compressed frames are not decoded here; a baseline JPEG already is a picture.
-    if (storedJpeg && type === 'image/jpeg') return reply.type('image/jpeg').send(await readFrame(source));
-    throw notAcceptable(
-      storedJpeg
-        ? 'This instance is stored as JPEG: it is rendered as image/jpeg only.'
-        : `Rendering pixel data stored as ${ts} is not supported; retrieve the frames (${frameMediaType(ts)}) instead.`,
-    );
-  }
+  if (!NATIVE_SYNTAXES.has(instance.transferSyntaxUid)) return readFrame(source);
   let image = renderFrame(await readFrame(source), pm, opts.window);
   const size = fitViewport(image.width, image.height, opts.viewport?.width, opts.viewport?.height);
   if (!opts.shrinkOnly || size.width < image.width) image = resize(image, size.width, size.height);
-  const bytes = type === 'image/png' ? encodePng(image.width, image.height, image.channels, image.data) : encodeJpeg(image.width, image.height, image.channels, image.data, opts.quality);
-  return reply.type(type).send(bytes);
+  return type === 'image/png' ? encodePng(image.width, image.height, image.channels, image.data) : encodeJpeg(image.width, image.height, image.channels, image.data, opts.quality);
+}
+
+async function sendRendered(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, instance: InstanceRow & { metadata: DicomJson }, frame: number, thumbnail: boolean) {
+  const opts = renderOptions(request, thumbnail);
+  const type = renderedType(request, instance.transferSyntaxUid === JPEG_BASELINE);
+  const refusal = renderRefusal(instance.transferSyntaxUid, type);
+  if (refusal) throw notAcceptable(refusal);
+  const bytes = await renderBytes(fastify, instance, frame, type, opts);
+  // Instances never change: a rendered picture may be kept by the browser.
+  return reply.header('Cache-Control', 'private, max-age=86400').type(type).send(bytes);
+}
+
+/**
+ * A study's or series' rendered resource (PS3.18 10.4.1.1.3): multipart/related, one
+ * picture per image instance (its first frame; a multi-frame's other frames are its
+ * own frames/N/rendered), in the order the viewer shows them. Instances without
+ * pixels (reports, presentation states) are left out; a type some image cannot be
+ * rendered in is 406 before anything is sent. Pictures are made one at a time as the
+ * client reads.
+ */
+async function sendRenderedMany(fastify: FastifyInstance, request: FastifyRequest, reply: FastifyReply, study: StudyRef, instances: InstanceRow[]) {
+  const images = displayOrder(instances.filter((i) => i.rows !== null), (i) => i.seriesUid) as Array<InstanceRow & { metadata: DicomJson }>;
+  if (!images.length) throw notFound();
+  const opts = renderOptions(request, false);
+  const type = renderedType(request, images.every((i) => i.transferSyntaxUid === JPEG_BASELINE));
+  for (const i of images) {
+    const refusal = renderRefusal(i.transferSyntaxUid, type);
+    if (refusal) throw notAcceptable(`Instance ${i.uid}: ${refusal}`);
+  }
+  const base = serviceUrl(request);
+  const boundary = newBoundary();
+  const parts = images.map<OutPart>((i) => ({
+    headers: { 'Content-Type': type, 'Content-Location': `${instanceUrl(base, study.uid, i.seriesUid, i.uid)}/rendered` },
+    body: async () => [await renderBytes(fastify, i, 1, type, opts)],
+  }));
+  const body = multipartStream(boundary, parts);
+  body.on('error', (err) => request.log.error({ err }, 'WADO-RS rendered failed while streaming'));
+  return reply.header('Cache-Control', 'private, max-age=86400').type(`multipart/related; type="${type}"; boundary=${boundary}`).send(body);
 }
 
 const uid = { $ref: 'common.json#/definitions/dicomUid' };
@@ -261,26 +334,34 @@ export function registerWado(fastify: FastifyInstance) {
   });
   get(I, ['study', 'series', 'instance'], async (request, reply) => {
     const { instance } = await locateInstance(fastify, request);
-    return sendInstances(fastify, request, reply, [instance]);
+    return sendInstances(fastify, request, reply, [instance], true);
   });
 
   get(`${S}/metadata`, ['study'], async (request, reply) => {
     const s = await study(request);
-    return sendMetadata(request, reply, s, await listInstances(fastify.db, s, { metadata: true }));
+    return sendMetadata(fastify, request, reply, s, await listInstances(fastify.db, s, { metadata: true }));
   });
   get(`${SE}/metadata`, ['study', 'series'], async (request, reply) => {
     const [s, se] = await series(request);
-    return sendMetadata(request, reply, s, await listInstances(fastify.db, s, { series: se, metadata: true }));
+    return sendMetadata(fastify, request, reply, s, await listInstances(fastify.db, s, { series: se, metadata: true }));
   });
   get(`${I}/metadata`, ['study', 'series', 'instance'], async (request, reply) => {
     const { study: s, instance } = await locateInstance(fastify, request);
-    return sendMetadata(request, reply, s, [instance]);
+    return sendMetadata(fastify, request, reply, s, [instance]);
   });
 
   get(`${I}/frames/:frames`, ['study', 'series', 'instance', 'frames'], (request, reply) => sendFrames(fastify, request, reply));
   // The BulkDataURI of a multi-frame's pixel data: every frame, in order.
   get(`${I}/bulkdata/${TAG.PixelData}`, ['study', 'series', 'instance'], (request, reply) => sendFrames(fastify, request, reply, true));
 
+  get(`${S}/rendered`, ['study'], async (request, reply) => {
+    const s = await study(request);
+    return sendRenderedMany(fastify, request, reply, s, await listInstances(fastify.db, s, { metadata: true }));
+  });
+  get(`${SE}/rendered`, ['study', 'series'], async (request, reply) => {
+    const [s, se] = await series(request);
+    return sendRenderedMany(fastify, request, reply, s, await listInstances(fastify.db, s, { series: se, metadata: true }));
+  });
   get(`${I}/rendered`, ['study', 'series', 'instance'], async (request, reply) => {
     const { instance } = await locateInstance(fastify, request);
     return sendRendered(fastify, request, reply, instance, 1, false);

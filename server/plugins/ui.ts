@@ -23,6 +23,9 @@ export function inlineScriptHashes(distDir: string): string[] {
     .map((m) => `sha256-${crypto.createHash('sha256').update(m[1], 'utf8').digest('base64')}`);
 }
 
+/** Paths of the JSON API and of DICOMweb, which answer their own 404. */
+const SERVICE_PATHS = /^\/(api|dicom-web)(\/|$)/;
+
 async function ui(fastify: FastifyInstance, opts: { distDir: string }) {
   const index = path.join(opts.distDir, 'index.html');
   const built = fs.existsSync(index);
@@ -41,7 +44,9 @@ async function ui(fastify: FastifyInstance, opts: { distDir: string }) {
   // The site root is the SPA too (the static handler refuses directory listings).
   if (built) fastify.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
   fastify.decorate('spaFallback', (request: FastifyRequest, reply: FastifyReply) => {
-    const wantsPage = request.method === 'GET' && !path.extname(request.url.split('?')[0]);
+    const pathname = request.url.split('?')[0];
+    // The services' paths are never a page: a client of /api or /dicom-web must not get HTML with a 200.
+    const wantsPage = request.method === 'GET' && !path.extname(pathname) && !SERVICE_PATHS.test(pathname);
     if (built && wantsPage) return sendIndex(reply);
     return reply.code(404).type('text/plain; charset=utf-8').send('Not Found');
   });

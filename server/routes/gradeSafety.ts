@@ -30,9 +30,14 @@ export function masker(me: AuthContext, settingOn: boolean): Masker {
   return (row) => maskRow(row);
 }
 
-/** masker() with the setting read now (only for a caller it could apply to). */
+/** Whether this caller gets patient identifiers masked now (the setting is read only for a caller it could apply to). */
+export async function masksFor(q: Queryable, me: AuthContext): Promise<boolean> {
+  return !hasPermission(me.permissions, 'privacy:phoneVisible') && (await gradeSafetyOn(q));
+}
+
+/** masker() with the setting read now. */
 export async function rowMasker(q: Queryable, me: AuthContext): Promise<Masker> {
-  return masker(me, !hasPermission(me.permissions, 'privacy:phoneVisible') && (await gradeSafetyOn(q)));
+  return masker(me, await masksFor(q, me));
 }
 
 const setting = { type: 'object', required: ['enabled'], properties: { enabled: { type: 'boolean' } }, additionalProperties: false };
