@@ -301,8 +301,8 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const latestList = useLatestList<Row>();
 
   const formRef = useRef<ProFormInstance>();
-  // A toolbar filter: its values into the query bar (select values are strings there), then the query runs.
-  const applyFilter = (values: Record<string, string>) => {
+  // A toolbar filter: its values into the query bar (a select's options are keyed by the values as they are), then the query runs.
+  const applyFilter = (values: Record<string, string | number | boolean>) => {
     formRef.current?.setFieldsValue(values);
     formRef.current?.submit();
   };

@@ -23,7 +23,7 @@ export interface ToolbarActionButtonProps {
   /** After a change: the list reloads (and the selection is cleared). */
   onDone(): void;
   /** A filter button's values, put into the query bar, which then runs. */
-  onFilter?(values: Record<string, string>): void;
+  onFilter?(values: Record<string, string | number | boolean>): void;
   /** How many times the list has loaded: a badge asks again when it changes. */
   listLoads?: number;
 }
@@ -70,7 +70,7 @@ export function ToolbarActionButton({ view, action, rows, onDone, onFilter, list
   };
 
   if (action.filter) {
-    const values = Object.fromEntries(Object.entries(action.filter).map(([field, value]) => [field, String(value)]));
+    const values = action.filter;
     return (
       <Badge count={count} overflowCount={999} showZero={false} data-testid={`${testId}-badge`} data-count={count ?? ''}>
         <Button onClick={() => onFilter?.(values)} data-testid={testId}>
