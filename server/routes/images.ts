@@ -176,7 +176,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
   fastify.get(
     '/study/review/count',
     {
-      // A count of the caller's own queue names no patient: nothing to audit.
+      // A count, no patient's data: nothing to audit.
       config: { permission: 'image:view', audit: 'none' },
       schema: { tags: ['pacs'], summary: 'How many received studies wait on the review queue, within the data scope', response: anyReply },
     },
