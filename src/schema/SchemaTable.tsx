@@ -16,7 +16,8 @@
  * and a query-options dialog picks which query fields show and in what order.
  */
 import { FilterOutlined, PlusOutlined } from '@ant-design/icons';
-import { ProTable, type ActionType, type ProFormInstance } from '@ant-design/pro-components';
+import { ProTable, type ActionType } from '@ant-design/pro-components';
+import type { ProFormInstance } from '@ant-design/pro-components';
 import { useDebounceFn, useUnmount } from 'ahooks';
 import { App, Button, Card, Flex, Popconfirm, Space, Typography } from 'antd';
 import { useMemo, useRef, useState, type MutableRefObject } from 'react';
