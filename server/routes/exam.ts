@@ -18,6 +18,7 @@ import { isIdCard } from '../../config/formats';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { dropNulls, registerResource } from '../lib/resource';
+import { reviewWaitingSql } from '../pacs/reviewQueue';
 import { runList, type ListBody, type ListSpec } from '../lib/list';
 import { EXAM_MASKS } from '../lib/masking';
 import { ageFromBirthDate, birthDateOfIdCard, dayKey, formatExamCode, formatPatientId, newStudyUid, pinyinName } from '../lib/examRules';
@@ -66,7 +67,7 @@ const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalNam
   e.item_names AS "itemNames", e.price::float8 AS price, e.exam_state AS "examState", e.appointment, e.appoint_time AS "appointTime",
   e.arrived_at AS "arrivedAt", e.exam_time AS "examTime", e.created_at AS "createdAt", e.register_doctor_name AS "registerDoctorName",
   e.hidden, e.study_uid AS "studyUID", e.report_state AS "reportState", e.image_status AS "imageStatus", e.series_count AS "seriesCount",
-  e.instance_count AS "instanceCount",
+  e.instance_count AS "instanceCount", ${reviewWaitingSql('e')} AS "reviewWaiting",
   -- The thumbnail: the first series of the first matched study (20 rows a page, each an index walk).
   CASE WHEN e.image_status = 1 THEN (
     SELECT ${renderedPathSql('st', 'se')}

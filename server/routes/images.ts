@@ -17,6 +17,7 @@ import { runList, type ListSpec } from '../lib/list';
 import { caller } from '../plugins/auth';
 import { dayKey } from '../lib/examRules';
 import { renderedPathSql } from '../pacs/thumbnail';
+import { namesExam, WAITING } from '../pacs/reviewQueue';
 import { assertImageChange, compareWithExam, evaluate, linkStudy, refreshExamImages, reviewText, studyServesHospital, unlinkStudy, type Review } from '../pacs/matching';
 import { examRow, writeLog } from './exam';
 import type { Study } from '../../src/types/generated/entities/study';
@@ -30,7 +31,7 @@ const STUDY_SELECT = `s.id, s.hospital_id AS "hospitalId", o.name AS "hospitalNa
   s.study_date AS "studyDate", s.study_time AS "studyTime", s.accession_number AS "accessionNumber", s.study_description AS "studyDescription",
   array_to_string(s.modalities, ',') AS modality, s.series_count AS "seriesCount", s.instance_count AS "instanceCount",
   s.total_bytes::float8 AS "totalBytes", s.source_ae AS "sourceAe", s.received_at AS "receivedAt",
-  (s.exam_id IS NULL AND s.match_review IS NOT NULL) AS review, CASE WHEN s.exam_id IS NULL THEN s.match_review END AS "matchReview"`;
+  (${WAITING('s')}) AS review, CASE WHEN s.exam_id IS NULL THEN s.match_review END AS "matchReview"`;
 const STUDY_FROM = 'dicom_study s JOIN org o ON o.id = s.hospital_id LEFT JOIN exam e ON e.id = s.exam_id';
 
 const studyList: ListSpec = {
@@ -57,7 +58,7 @@ const studyList: ListSpec = {
     modality: (p) => `${p}::text = ANY(s.modalities)`,
     matched: (p) => `((s.exam_id IS NOT NULL) = (${p}::text = 'true'))`,
     // The review queue: unmatched studies the matching policy could not link, with its reason.
-    review: (p) => `((s.exam_id IS NULL AND s.match_review IS NOT NULL) = (${p}::text = 'true'))`,
+    review: (p) => `((${WAITING('s')}) = (${p}::text = 'true'))`,
   },
   defaultSort: 's.received_at DESC, s.id DESC',
   scope: studyScope,
@@ -182,7 +183,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       const params: unknown[] = [];
       const { rows } = await fastify.db.query<{ count: number }>(
-        `SELECT count(*)::int AS count FROM dicom_study s WHERE s.exam_id IS NULL AND s.match_review IS NOT NULL AND ${scopeSql(me.scope, studyScope, params)}`,
+        `SELECT count(*)::int AS count FROM dicom_study s WHERE ${WAITING('s')} AND ${scopeSql(me.scope, studyScope, params)}`,
         params,
       );
       return ok({ count: rows[0].count });
@@ -262,7 +263,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
       const reviewParams: unknown[] = [String(exam.id), JSON.stringify(exam.exam_code)];
       const waiting = await fastify.db.query<Study & { id: number }>(
         `SELECT ${STUDY_SELECT} FROM ${STUDY_FROM}
-          WHERE s.exam_id IS NULL AND (s.match_review ->> 'examId' = $1 OR coalesce(s.match_review -> 'examCodes', '[]'::jsonb) @> $2::jsonb)
+          WHERE ${WAITING('s')} AND ${namesExam('s', '$1', '$2::jsonb')}
             AND ${scopeSql(me.scope, studyScope, reviewParams)} ORDER BY s.received_at DESC, s.id DESC LIMIT 50`,
         reviewParams,
       );

@@ -17,6 +17,7 @@
  */
 import { DownOutlined, FilterOutlined, PlusOutlined } from '@ant-design/icons';
 import { ProTable, type ActionType } from '@ant-design/pro-components';
+import type { ProFormInstance } from '@ant-design/pro-components';
 import { useDebounceFn, useUnmount } from 'ahooks';
 import { App, Button, Card, Dropdown, Flex, Popconfirm, Space, Typography } from 'antd';
 import { useMemo, useRef, useState, type MutableRefObject } from 'react';
@@ -247,7 +248,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   // Rows ticked for the toolbar's actions on the selection.
   const selecting = toolbarActions.some((a) => a.selection);
   const [selected, setSelected] = useState<Row[]>([]);
-  // The filter tree's chosen node, and a counter that has it reload after the list did.
+  // The filter tree's chosen node, and a counter that has it (and toolbar badges) reload after the list did.
   const tree = view.list.tree;
   const [treeKey, setTreeKey] = useState(TREE_ROOT);
   const [listLoads, setListLoads] = useState(0);
@@ -358,6 +359,13 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const lastFilters = useRef<Record<string, unknown>>({});
   const latestList = useLatestList<Row>();
 
+  const formRef = useRef<ProFormInstance>();
+  // A toolbar filter: its values into the query bar (a select's options are keyed by the values as they are), then the query runs.
+  const applyFilter = (values: Record<string, string | number | boolean>) => {
+    formRef.current?.setFieldsValue(values);
+    formRef.current?.submit();
+  };
+
   const reloadAfterAction = () => {
     setSelected([]);
     actionRef.current?.clearSelected?.();
@@ -371,6 +379,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       rowKey="id"
       data-testid="schema-table"
       actionRef={actionRef}
+      formRef={formRef}
       columns={columns}
       headerTitle={listRoute ? t(menuKey(listRoute.name)) : undefined}
       // The kind and the tree's node are the list's too: a change asks again (from page 1).
@@ -392,7 +401,8 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           const listKind = params.$kind as string | undefined;
           if (view.list.kinds && !listKind) return { data: [], total: 0, success: true };
           const reply = await api.list(query, signal, listKind);
-          if (tree && !signal.aborted) setListLoads((n) => n + 1);
+          // The filter tree and the toolbar's badges ask again after the list did.
+          if (!signal.aborted) setListLoads((n) => n + 1);
           if (!signal.aborted) setListReadOnly(reply?.readOnly === true);
           return { data: reply?.list ?? [], total: reply?.total ?? 0, success: true };
         })
@@ -454,7 +464,9 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           onImported: () => actionRef.current?.reload(),
         }),
         ...exportButtons({ view, filters: () => lastFilters.current }),
-        ...toolbarActions.map((a) => <ToolbarActionButton key={`toolbar-${a.key}`} view={view} action={a} rows={selected} onDone={reloadAfterAction} />),
+        ...toolbarActions.map((a) => (
+          <ToolbarActionButton key={`toolbar-${a.key}`} view={view} action={a} rows={selected} onDone={reloadAfterAction} onFilter={applyFilter} listLoads={listLoads} />
+        )),
         ...(view.list.query?.length
           ? [
               <Button key="queryOptions" icon={<FilterOutlined />} onClick={() => setQueryDialog(true)} data-testid="query-options">

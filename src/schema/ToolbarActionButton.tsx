@@ -3,10 +3,13 @@
  * bespoke dialog, or makes its call (asking first with `confirm`), on the rows ticked
  * in the table when it acts on the selection (disabled while none is). A call's
  * success text gets the answer's counts (./rowActions answerCounts) and `count`, the
- * rows it was made for; a refusal was shown by the request wrapper.
+ * rows it was made for; a refusal was shown by the request wrapper. A filter button
+ * sets query-bar values and runs the list, showing the count its `badge` call answers,
+ * asked again each time the list loads.
  */
-import { App, Button, Popconfirm } from 'antd';
-import { useState } from 'react';
+import { App, Badge, Button, Popconfirm } from 'antd';
+import { useEffect, useState } from 'react';
+import { request } from '../services/request';
 import { ActionDialog } from './dialogs';
 import { answerCounts, rowActionTextKey, runToolbarCall } from './rowActions';
 import type { ToolbarAction, View } from './types';
@@ -19,10 +22,31 @@ export interface ToolbarActionButtonProps {
   rows: Record<string, unknown>[];
   /** After a change: the list reloads (and the selection is cleared). */
   onDone(): void;
+  /** A filter button's values, put into the query bar, which then runs. */
+  onFilter?(values: Record<string, string | number | boolean>): void;
+  /** How many times the list has loaded: a badge asks again when it changes. */
+  listLoads?: number;
 }
 
-export function ToolbarActionButton({ view, action, rows, onDone }: ToolbarActionButtonProps) {
+/** The count a badge call answers, asked again when `listLoads` changes; undefined until known or when refused. */
+function useBadgeCount(path: string | undefined, listLoads: number): number | undefined {
+  const [count, setCount] = useState<number>();
+  useEffect(() => {
+    if (!path) return undefined;
+    const aborter = new AbortController();
+    // A count that cannot be had is left out, not shouted about: the list itself still works.
+    request<{ count: number }>(path, { quiet: true, signal: aborter.signal }).then(
+      (data) => setCount(data?.count),
+      () => undefined,
+    );
+    return () => aborter.abort();
+  }, [path, listLoads]);
+  return count;
+}
+
+export function ToolbarActionButton({ view, action, rows, onDone, onFilter, listLoads = 0 }: ToolbarActionButtonProps) {
   const { t } = useTranslate();
+  const count = useBadgeCount(action.badge, listLoads);
   const { message } = App.useApp();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -45,6 +69,16 @@ export function ToolbarActionButton({ view, action, rows, onDone }: ToolbarActio
     }
   };
 
+  if (action.filter) {
+    const values = action.filter;
+    return (
+      <Badge count={count} overflowCount={999} showZero={false} data-testid={`${testId}-badge`} data-count={count ?? ''}>
+        <Button onClick={() => onFilter?.(values)} data-testid={testId}>
+          {label}
+        </Button>
+      </Badge>
+    );
+  }
   if (action.dialog) {
     return (
       <>

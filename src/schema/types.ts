@@ -156,7 +156,8 @@ export interface DialogSpec {
 
 /**
  * A toolbar button, with `<view.permission>:<permission>` (or a permission of another
- * module): opens a dialog, or makes a call (asking first with `confirm`). With
+ * module): opens a dialog, makes a call (asking first with `confirm`), or applies a filter
+ * to the query bar, with a count on it (`badge`). With
  * `selection` it acts on the rows ticked in the table (disabled while none is): the
  * dialog gets them as `rows`, a call body value "{selected.field}" takes the list of
  * their values of that field.
@@ -168,6 +169,10 @@ export interface ToolbarAction {
   call?: ActionCall;
   confirm?: boolean;
   selection?: boolean;
+  /** Query-bar values the button applies (then the list runs), instead of a dialog or call. */
+  filter?: Record<string, string | number | boolean>;
+  /** GET path answering {count}: shown on the button, asked again whenever the list loads. */
+  badge?: string;
 }
 
 /**

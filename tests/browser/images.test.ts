@@ -21,6 +21,9 @@
  * 7. the review queue: a second study the matching policy would not link (the exam's
  *    code, but another sex) shows the reason on /imageRecord and in the exam's image dialog, where
  *    "Link to this exam" links it by hand
+ * 8. an exam whose only study waits for review: its row offers the images to review (no
+ *    images action), the dialog shows the waiting study with its reason; the image
+ *    record's review queue button carries the count, and its filter lists as many
  * Screenshots: /tmp/images-*.png.
  */
 import { translate } from '../../locales';
@@ -82,6 +85,25 @@ describe('images on the exam list and the image record in Chromium', () => {
     const handle = await img.elementHandle();
     await b.page.waitForFunction((el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0, handle);
     return img.evaluate((el) => (el as HTMLImageElement).naturalWidth);
+  };
+
+  /** The review reason of a study under the exam's code with a woman's images for the man's exam. */
+  const sexConflict = (examCode: string) =>
+    zh('entity.study.review.reason.conflict', {
+      examCode,
+      fields: zh('entity.study.review.disagree', { field: zh('entity.study.review.field.patientSex'), study: 'F', exam: 'M' }),
+    });
+  /** Opens the exam's image dialog by the row action `action`; it shows `linked` studies and the waiting one with its reason. */
+  const reviewDialog = async (examCode: string, action: string, waiting: { studyUid: string }, linked: number) => {
+    const row = await examRow(examCode);
+    await row.getByTestId(`row-action-${action}`).click();
+    const dialog = b.page.getByTestId('exam-images');
+    await dialog.getByTestId('exam-review-study').waitFor();
+    expect(await dialog.getByTestId('exam-study').count()).toBe(linked);
+    expect(await dialog.getByTestId('exam-review-study').getAttribute('data-study-uid')).toBe(waiting.studyUid);
+    expect(await dialog.getByTestId('review-reason').textContent()).toBe(sexConflict(examCode));
+    await settled(b.page);
+    return { row, dialog };
   };
 
   beforeAll(async () => {
@@ -281,24 +303,14 @@ describe('images on the exam list and the image record in Chromium', () => {
     await receive(patient);
     // A second study with the exam's code and patient id, but a woman's images for a man's exam: the policy waits for a person.
     const series = await receive({ ...patient, sex: 'F', studyDescription: 'Second study' });
-    const reason = zh('entity.study.review.reason.conflict', {
-      examCode: exam.examCode,
-      fields: zh('entity.study.review.disagree', { field: zh('entity.study.review.field.patientSex'), study: 'F', exam: 'M' }),
-    });
+    const reason = sexConflict(exam.examCode);
     await list.open('/imageRecord');
     await list.search({ patientName: `影己${stamp}` });
     await list.row(`RV${stamp}`).filter({ hasText: reason }).waitFor();
     await settled(page);
     await shot('record-review');
 
-    const row = await examRow(exam.examCode);
-    await row.getByTestId('row-action-images').click();
-    const dialog = page.getByTestId('exam-images');
-    await dialog.getByTestId('exam-review-study').waitFor();
-    expect(await dialog.getByTestId('exam-study').count()).toBe(1);
-    expect(await dialog.getByTestId('exam-review-study').getAttribute('data-study-uid')).toBe(series.studyUid);
-    expect(await dialog.getByTestId('review-reason').textContent()).toBe(reason);
-    await settled(page);
+    const { dialog } = await reviewDialog(exam.examCode, 'images', series, 1);
     await shot('exam-images-review');
 
     await dialog.getByTestId('study-link').click();
@@ -309,5 +321,34 @@ describe('images on the exam list and the image record in Chromium', () => {
     const linked = (await server.db.query<{ exam_id: number; match_kind: string }>('SELECT exam_id, match_kind FROM dicom_study WHERE study_uid = $1', [series.studyUid])).rows[0];
     expect(linked).toEqual({ exam_id: exam.id, match_kind: 'manual' });
     await page.locator('.ant-modal-close').click();
+  }, 120_000);
+
+  test('an exam whose only study waits for review: images to review on its row, the reason in the dialog; the count on the image record', async () => {
+    const { page } = b;
+    const exam = await register(`影庚${stamp}`, { patientId: `RW${stamp}`, hisPatientNameEn: 'Ying^Geng' });
+    // The exam's code, but a woman's images for a man's exam: nothing linked, one study waits.
+    const series = await receive({ accessionNumber: exam.examCode, patientName: `影庚${stamp}`, patientNameEn: 'Ying^Geng', patientId: `RW${stamp}`, studyDate: today, sex: 'F', count: 1 });
+
+    const { row } = await reviewDialog(exam.examCode, 'reviewImages', series, 0);
+    expect(await row.getByTestId('row-action-images').count()).toBe(0);
+    await shot('exam-review-only');
+    await page.locator('.ant-modal-close').click();
+
+    // The technician's count on the image record's review queue button: as many as that filter then lists.
+    await list.open('/imageRecord');
+    const badge = page.getByTestId('toolbar-action-reviewQueue-badge');
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="toolbar-action-reviewQueue-badge"]')?.getAttribute('data-count')) > 0);
+    const count = Number(await badge.getAttribute('data-count'));
+    expect(await badge.locator('.ant-badge-count').getAttribute('title')).toBe(String(count));
+    const filtered = page.waitForResponse((r) => r.url().endsWith('/api/pacs/v1/study/list') && (r.request().postDataJSON() as { filters: Record<string, unknown> }).filters.review === true);
+    await page.getByTestId('toolbar-action-reviewQueue').click();
+    const answer = (await (await filtered).json()) as { data: { total: number } };
+    expect(answer.data.total).toBe(count);
+    await list.row(`RW${stamp}`).filter({ hasText: sexConflict(exam.examCode) }).waitFor();
+    // The query bar says what it filters on, in words.
+    const bar = page.locator('.ant-pro-query-filter');
+    expect(await bar.locator('.ant-form-item').filter({ hasText: zh('entity.study.field.review') }).locator('.ant-select-selection-item').textContent()).toBe(zh('entity.value.yes'));
+    await settled(page);
+    await shot('record-review-badge');
   }, 120_000);
 });

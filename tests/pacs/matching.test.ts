@@ -332,6 +332,38 @@ describe.each(dbKinds)('matching policy on %s', (kind) => {
     expect((await p.db.query('SELECT 1 FROM dicom_study WHERE exam_id = $1', [namesake.id])).rowCount).toBe(0);
   });
 
+  /** The exam list's row of an exam, as the technician of hospital A gets it. */
+  const listRow = async (exam: Exam) => {
+    const r = await p.app.inject({ method: 'POST', url: '/api/ris/v1/exam/list', headers: authed(tech), payload: { filters: { examCode: exam.examCode } } });
+    const [row] = r.json().data.list as Array<{ id: number; imageStatus: number; reviewWaiting: boolean }>;
+    expect(row.id).toBe(exam.id);
+    return { imageStatus: row.imageStatus, reviewWaiting: row.reviewWaiting };
+  };
+
+  test('the exam list says which exams have studies waiting for review: the closest candidate, each of several agreeing', async () => {
+    const refused = await register({ name: '李四', patientId: `RW${kind}` });
+    const untouched = await register({ name: '李四', patientId: `RN${kind}` });
+    expect(await listRow(refused)).toEqual({ imageStatus: 0, reviewWaiting: false });
+    await send('stow', study(refused, { accessionNumber: refused.examCode, sex: 'F' }).instances);
+    expect(await listRow(refused)).toEqual({ imageStatus: 0, reviewWaiting: true });
+    expect(await listRow(untouched)).toEqual({ imageStatus: 0, reviewWaiting: false });
+
+    const first = await register({ name: '王芳', patientId: `RA${kind}` });
+    const second = await register({ name: '王芳', patientId: `RA${kind}` });
+    const twice = study(first, { patientName: '王芳', patientNameEn: 'Wang^Fang' });
+    await send('stow', twice.instances);
+    expect(await outcome(twice.studyUid)).toEqual({ reason: 'ambiguous', fields: [] });
+    expect(await listRow(first)).toEqual({ imageStatus: 0, reviewWaiting: true });
+    expect(await listRow(second)).toEqual({ imageStatus: 0, reviewWaiting: true });
+
+    // Linked by a person, the study leaves the queue, and the exam has images instead.
+    const { id: studyId } = (await studyRow(twice.studyUid))!;
+    const linked = await p.app.inject({ method: 'POST', url: `/api/ris/v1/exam/${first.id}/match`, headers: authed(tech), payload: { studyId } });
+    expect(linked.json()).toMatchObject({ status: '0' });
+    expect(await listRow(first)).toEqual({ imageStatus: 1, reviewWaiting: false });
+    expect(await listRow(second)).toEqual({ imageStatus: 0, reviewWaiting: false });
+  });
+
   test("another hospital's exam code is not a candidate, unless the device is declared to serve that hospital", async () => {
     const inB = await register({ name: '李四', patientId: `HB${kind}` }, 'HOSP_B');
     const series = study(inB, { accessionNumber: inB.examCode });

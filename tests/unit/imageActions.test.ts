@@ -4,7 +4,8 @@
  * - a row action may name a right of another module ("image:manualLink"): the exam
  *   list's images, manual match, auto match and upload follow the image rights and the
  *   row (images only once uploaded, auto match only before, nothing to match or upload
- *   on a terminated exam); the clerk with image:view only sees the images
+ *   on a terminated exam); the clerk with image:view only sees the images; an exam
+ *   without images but with a study waiting for review offers images to review
  * - manual match picks from the study view with the row's hospital and unmatched
  *   fixed, then POSTs {studyId: <the picked id, a number>} to the exam's match path;
  *   fillBody leaves "{picked.…}" out until a row is picked
@@ -56,6 +57,13 @@ describe('the exam list: image actions', () => {
     expect(imageKeys({ ...waiting, examState: 3 }, technician)).toEqual([]);
   });
 
+  test('a study waiting on the review queue for an exam without images: its images to review, for the clerk too; not once it has images', () => {
+    expect(imageKeys({ ...waiting, reviewWaiting: true }, technician)).toEqual(['reviewImages', 'manualMatch', 'autoMatch', 'uploadImages']);
+    expect(imageKeys({ ...waiting, reviewWaiting: true }, clerk)).toEqual(['reviewImages']);
+    expect(imageKeys({ ...uploaded, reviewWaiting: true }, technician)).toEqual(['images', 'viewImages', 'manualMatch', 'uploadImages']);
+    expect(exam.rowActions!.find((a) => a.key === 'reviewImages')?.dialog).toEqual(exam.rowActions!.find((a) => a.key === 'images')?.dialog);
+  });
+
   test('the clerk (image:view only) sees the images and nothing that changes them; registration rights alone give none', () => {
     expect(imageKeys(uploaded, clerk)).toEqual(['images', 'viewImages']);
     expect(imageKeys(waiting, clerk)).toEqual([]);
@@ -98,7 +106,10 @@ describe('the exam list: image actions', () => {
 
   test('the upload dialog offers auto match afterwards; the image record\'s toolbar uploads with image:upload', () => {
     expect(exam.rowActions!.find((a) => a.key === 'uploadImages')?.dialog).toEqual({ component: 'DicomUpload', then: 'autoMatch' });
-    expect(study.toolbarActions).toEqual([{ key: 'upload', permission: 'upload', dialog: { component: 'DicomUpload' } }]);
+    expect(study.toolbarActions).toContainEqual({ key: 'upload', permission: 'upload', dialog: { component: 'DicomUpload' } });
+    // The technician's count: the review queue filter with the server's count on it.
+    expect(study.toolbarActions).toContainEqual({ key: 'reviewQueue', permission: 'view', filter: { review: true }, badge: '/api/pacs/v1/study/review/count' });
+    expect(study.list.query).toContain('review');
   });
 });
 

@@ -166,6 +166,10 @@ export type Exam = (
    * Hidden from the exam list and the worklist (hide action).
    */
   hidden?: boolean;
+  /**
+   * A study of the exam's hospital names this exam (its code, or the policy's closest candidate) but waits on the review queue: the list offers the images dialog to link or leave it.
+   */
+  reviewWaiting?: boolean;
   createdAt?: string;
 };
 /**

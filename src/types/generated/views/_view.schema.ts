@@ -729,7 +729,7 @@ export interface View {
       })[]
   ];
   /**
-   * Buttons on the list's toolbar that open a dialog of the dialog registry (the image record's DICOM upload) or make a call (asking first with confirm), each offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module). With selection the table gets row checkboxes and the button acts on the ticked rows, disabled while none is: the dialog gets them (`rows`), a call's body value "{selected.field}" takes the list of their values of that field. Text: entity.<entity>.action.<key> (the button and the dialog's title), <key>Confirm ({{count}} rows) and <key>Done (a call's answer: each number, and each list's length, by its name). Closing the dialog after a change, or a call, reloads the list.
+   * Buttons on the list's toolbar that open a dialog of the dialog registry (the image record's DICOM upload), make a call (asking first with confirm) or apply a filter to the query bar (the image record's review queue, with its count as a badge), each offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module). With selection the table gets row checkboxes and the button acts on the ticked rows, disabled while none is: the dialog gets them (`rows`), a call's body value "{selected.field}" takes the list of their values of that field. Text: entity.<entity>.action.<key> (the button and the dialog's title), <key>Confirm ({{count}} rows) and <key>Done (a call's answer: each number, and each list's length, by its name). Closing the dialog after a change, or a call, reloads the list.
    *
    * @minItems 1
    */
@@ -741,6 +741,9 @@ export interface View {
       | {
           call: {};
         }
+      | {
+          filter: {};
+        }
     ) & {
       /**
        * Names the text and the data-testid toolbar-action-<key>.
@@ -764,12 +767,25 @@ export interface View {
        * Acts on the ticked rows of the table.
        */
       selection?: boolean;
+      /**
+       * Sets these query-bar fields (list.query) to these values and runs the query, e.g. the image record's review queue {"review": true}.
+       */
+      filter?: {
+        [k: string]: string | number | boolean;
+      };
+      /**
+       * A count shown on the button: a GET answering {count} within the caller's scope, asked when the list opens and each time it loads again (no polling of its own).
+       */
+      badge?: string;
     } & (
         | {
             dialog: {};
           }
         | {
             call: {};
+          }
+        | {
+            filter: {};
           }
       ) & {
         /**
@@ -794,6 +810,16 @@ export interface View {
          * Acts on the ticked rows of the table.
          */
         selection?: boolean;
+        /**
+         * Sets these query-bar fields (list.query) to these values and runs the query, e.g. the image record's review queue {"review": true}.
+         */
+        filter?: {
+          [k: string]: string | number | boolean;
+        };
+        /**
+         * A count shown on the button: a GET answering {count} within the caller's scope, asked when the list opens and each time it loads again (no polling of its own).
+         */
+        badge?: string;
       },
     ...((
       | {
@@ -802,6 +828,9 @@ export interface View {
       | {
           call: {};
         }
+      | {
+          filter: {};
+        }
     ) & {
       /**
        * Names the text and the data-testid toolbar-action-<key>.
@@ -825,12 +854,25 @@ export interface View {
        * Acts on the ticked rows of the table.
        */
       selection?: boolean;
+      /**
+       * Sets these query-bar fields (list.query) to these values and runs the query, e.g. the image record's review queue {"review": true}.
+       */
+      filter?: {
+        [k: string]: string | number | boolean;
+      };
+      /**
+       * A count shown on the button: a GET answering {count} within the caller's scope, asked when the list opens and each time it loads again (no polling of its own).
+       */
+      badge?: string;
     } & (
         | {
             dialog: {};
           }
         | {
             call: {};
+          }
+        | {
+            filter: {};
           }
       ) & {
         /**
@@ -855,6 +897,16 @@ export interface View {
          * Acts on the ticked rows of the table.
          */
         selection?: boolean;
+        /**
+         * Sets these query-bar fields (list.query) to these values and runs the query, e.g. the image record's review queue {"review": true}.
+         */
+        filter?: {
+          [k: string]: string | number | boolean;
+        };
+        /**
+         * A count shown on the button: a GET answering {count} within the caller's scope, asked when the list opens and each time it loads again (no polling of its own).
+         */
+        badge?: string;
       })[]
   ];
   /**
