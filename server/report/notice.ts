@@ -64,8 +64,9 @@ export async function noticeCounts(db: Db, model: Model, me: AuthContext): Promi
       const sql = countSql(model, me.scope, params);
       return (await db.query<NoticeCounts>(sql, params)).rows[0];
     }),
-    // Addressed by the caller's hospital and department there (user_membership), within the scope.
-    readCacheOf(crises, db, ['report_crisis', 'exam', 'user_membership']).get(`${model}|${me.userId}|${me.hospitalId}|${hasPermission(me.permissions, ACKNOWLEDGE_RIGHT)}|${scope}`, () =>
+    // Addressed by the caller's hospital and department there (user_membership) and the
+    // departments the hospital sends every critical value to (org), within the scope.
+    readCacheOf(crises, db, ['report_crisis', 'exam', 'user_membership', 'org']).get(`${model}|${me.userId}|${me.hospitalId}|${hasPermission(me.permissions, ACKNOWLEDGE_RIGHT)}|${scope}`, () =>
       crisisCount(db, model, me),
     ),
   ]);

@@ -141,7 +141,19 @@ describe('lists and the reading room at 1366x768', () => {
     });
     expect(saved.json().status).toBe('0');
     const exam = saved.json().data as { id: number; examCode: string };
-    const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.9${stamp}`, count: 4, rows: 256, columns: 256, patientId: `RR${stamp}`, accessionNumber: exam.examCode });
+    // The registered patient's identifiers and today's date: the matching policy links only when all agree.
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+    const series = syntheticSeries({
+      uidRoot: `1.2.826.0.1.3680043.10.1082.9${stamp}`,
+      count: 4,
+      rows: 256,
+      columns: 256,
+      patientId: `RR${stamp}`,
+      patientName: '赵六',
+      patientNameEn: 'Zhao^Liu',
+      accessionNumber: exam.examCode,
+      studyDate: today,
+    });
     for (const inst of series.instances) await server.app.archive.storeBuffer(inst.bytes, { hospitalId: device.hospital_id, deviceId: device.id, sender: 'A_CT1' });
     const rows = [{ id: exam.id }];
     const url = `${server.url}/reportDetail?id=${rows[0].id}&from=all&model=report`;
