@@ -35,7 +35,8 @@ const NUMBER_BY_SOURCE: Record<number, 'inPatientNo' | 'outPatientNo'> = { 1: 'o
 export type ExamLogAction =
   | 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'cancelBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam'
   | 'matchStudy' | 'unbindStudy' | 'deleteImages'
-  | 'mppsInProgress' | 'mppsCompleted' | 'mppsDiscontinued';
+  | 'mppsInProgress' | 'mppsCompleted' | 'mppsDiscontinued'
+  | 'sendExam' | 'resendExam';
 
 /** Who an exam_log row names: a signed-in user, or (userId null) a modality by its AE title. */
 export type LogActor = Pick<AuthContext, 'name'> & { userId: number | null };
