@@ -9,7 +9,8 @@
  *   ./dateRanges (today, yesterday, last 3 / 7 days, custom ending the day after)
  * - fields with view options load them (RemoteSelect's source) and show labels
  * - a view's suffixField shows another field's text after the value (age and unit);
- *   money shows a CNY amount
+ *   money shows a CNY amount; progress shows the state with a bar of done of total
+ *   through the injected renderProgress
  * - image shows the picture at the row's path through the injected renderImage (the
  *   app's fetches it with the session's headers); dicom DA shows YYYY-MM-DD and is
  *   searched by days, TM HH:MM:SS, PN the ideographic name with the alphabetic one after it
@@ -24,7 +25,7 @@ import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type Day
 import { entityModel, field as fieldOf, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
 import { fieldLabelKey } from './toFormily';
-import type { FieldHint, Option, OptionSource, Scalar, SortSpec, Translate, View } from './types';
+import type { FieldHint, Option, OptionSource, ProgressHint, Scalar, SortSpec, Translate, View } from './types';
 
 export type Row = Record<string, unknown>;
 export type Column = ProColumns<Row>;
@@ -37,6 +38,8 @@ export interface ColumnsOptions {
   locale?: string;
   /** The cell of an image column for a picture's path (src/schema/components/AuthImage in the app); none: the cell stays empty. */
   renderImage?: (path: string, alt: string) => ReactNode;
+  /** The cell of a progress column (src/schema/components/ProgressCell in the app); none: the state's label only. */
+  renderProgress?: (cell: { label: string; status?: ProgressHint['status'][string]; done: number; total: number; error?: string }) => ReactNode;
 }
 
 /** Suffix of the search-only column that holds a date-time field's range picker. */
@@ -59,6 +62,24 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
   if (hint?.image) {
     const alt = opts.t(fieldLabelKey(view.entity, f.name));
     return { valueType: 'text', width: 64, render: (_dom: unknown, row: Row) => (row[f.name] && opts.renderImage ? opts.renderImage(String(row[f.name]), alt) : null) };
+  }
+  const progress = hint?.progress;
+  if (progress) {
+    return {
+      valueType: 'text',
+      render: (_dom: unknown, row: Row) => {
+        const label = textOf(view, f.name, row, opts.t);
+        if (!label) return '-';
+        const cell = {
+          label,
+          status: progress.status[String(row[f.name])],
+          done: Number(row[progress.done] ?? 0),
+          total: Number(row[progress.total] ?? 0),
+          error: progress.error && row[progress.error] ? String(row[progress.error]) : undefined,
+        };
+        return opts.renderProgress ? opts.renderProgress(cell) : label;
+      },
+    };
   }
   const vr = hint?.dicom;
   if (vr) return { valueType: 'text', renderText: (v: unknown) => dicomText(vr, v) };
