@@ -27,6 +27,7 @@ import { translate } from '../../locales';
 import { listConditions, type ListBody, type ListSpec } from '../lib/list';
 import { maskRow } from '../lib/masking';
 import { dropNulls } from '../lib/resource';
+import { JobLoop } from '../lib/jobLoop';
 import { gradeSafetyOn } from '../routes/gradeSafety';
 import { getView } from '../../src/schema/views';
 import { sheetColumns, localDateTime } from './sheet';
@@ -95,11 +96,8 @@ export interface WorkerOptions {
 class Abandoned extends Error {}
 
 export class ExportWorker {
-  private readonly pollMs: number;
   private readonly staleSeconds: number;
-  private stopped = true;
-  private wake?: () => void;
-  private loop?: Promise<void>;
+  private readonly loop: JobLoop<ExportJobRow>;
   /** The claim token of the job under way (undefined when idle). */
   private current?: { id: number; token: string };
 
@@ -108,49 +106,26 @@ export class ExportWorker {
     private readonly storage: FileStorage,
     private readonly options: WorkerOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? 1000;
     this.staleSeconds = options.staleSeconds ?? 120;
+    this.loop = new JobLoop('export', { claim: () => this.claim(), run: (job) => this.execute(job) }, options.pollMs ?? 1000, options.log);
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** A job was queued: look now rather than at the next poll. */
   kick(): void {
-    this.wake?.();
+    this.loop.kick();
   }
 
   /** Stops looking for jobs; the job under way is handed back to the queue. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.kick();
-    await this.loop;
+    await this.loop.stop();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let job: ExportJobRow | undefined;
-      try {
-        job = await this.claim();
-      } catch (e) {
-        if (!this.stopped) this.options.log?.error({ err: e }, 'export: claiming a job failed');
-      }
-      if (job) {
-        await this.execute(job);
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  private get stopped(): boolean {
+    return this.loop.stopping;
   }
 
   /** Claims the oldest queued or abandoned job for this run, or none. */

@@ -28,6 +28,7 @@ import { writeLog, type ExamRow, type LogActor } from '../routes/exam';
 import { proposedContexts, readAll, sendInstances } from '../dicom/retrieve';
 import type { RetrieveInstance } from '../dicom/query';
 import { OutboundAssociation } from '../dicom/scu';
+import { JobLoop } from '../lib/jobLoop';
 
 export type SendState = 'sending' | 'success' | 'failure';
 
@@ -127,10 +128,7 @@ export interface SendWorkerOptions {
 class Abandoned extends Error {}
 
 export class SendWorker {
-  private stopped = true;
-  private wake?: () => void;
-  private loop?: Promise<void>;
-  private readonly pollMs: number;
+  private readonly loop: JobLoop<SendJobRow>;
   private readonly staleSeconds: number;
 
   constructor(
@@ -138,50 +136,27 @@ export class SendWorker {
     private readonly storage: FileStorage,
     private readonly options: SendWorkerOptions,
   ) {
-    // Retries are due when their delay ends: look at least that often.
-    this.pollMs = Math.min(1000, options.retrySeconds * 1000);
     this.staleSeconds = options.staleSeconds ?? 120;
+    // Retries are due when their delay ends: look at least that often.
+    this.loop = new JobLoop('send', { claim: () => this.claim(), run: (job) => this.execute(job) }, Math.min(1000, options.retrySeconds * 1000), options.log);
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** A job was queued: look now rather than at the next poll. */
   kick(): void {
-    this.wake?.();
+    this.loop.kick();
   }
 
   /** Stops; the job under way is handed back to the queue (its attempt not counted). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.kick();
-    await this.loop;
+    await this.loop.stop();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let job: SendJobRow | undefined;
-      try {
-        job = await this.claim();
-      } catch (e) {
-        if (!this.stopped) this.options.log.error({ err: e }, 'send: claiming a job failed');
-      }
-      if (job) {
-        await this.execute(job).catch((e) => this.options.log.error({ err: e, jobId: job.id }, 'send: job failed unexpectedly'));
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  private get stopped(): boolean {
+    return this.loop.stopping;
   }
 
   /** Claims the job due first (queued, retry due, or abandoned by a dead instance), or none. */
