@@ -18,8 +18,8 @@ import { syntheticSeries } from '../../mock/dicom';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { dbKinds } from '../support/db';
-import { ORTHANC, orthancConfig } from '../support/orthanc';
-import { datasetOf, freePort, startPeer, type Peer } from './dcmtk';
+import { ORTHANC, expectOrthancHoldsStored, orthancConfig } from '../support/orthanc';
+import { freePort, startPeer, type Peer } from './dcmtk';
 
 const DICOMWEB_PLUGIN = '/usr/share/orthanc/plugins/libOrthancDicomWeb.so';
 const MAX_ATTEMPTS = 3;
@@ -65,18 +65,7 @@ describe.each(dbKinds)('regional send to Orthanc on %s', (kind) => {
   const expectDelivered = async (studyUid: string, count: number) => {
     const ids: string[] = await orthancApi('POST', '/tools/find', { Level: 'Instance', Query: { StudyInstanceUID: studyUid } });
     expect(ids).toHaveLength(count);
-    const { rows } = await p.db.query<{ sop_instance_uid: string; file_key: string }>(
-      'SELECT i.sop_instance_uid, i.file_key FROM dicom_instance i JOIN dicom_study s ON s.id = i.study_id WHERE s.study_uid = $1',
-      [studyUid],
-    );
-    const stored = new Map(rows.map((r) => [r.sop_instance_uid, fs.readFileSync(path.join(p.dataDir, 'files', r.file_key))]));
-    for (const id of ids) {
-      const tags = await orthancApi('GET', `/instances/${id}/simplified-tags`);
-      const file = Buffer.from(await (await fetch(`${http}/instances/${id}/file`)).arrayBuffer());
-      const ours = stored.get(tags.SOPInstanceUID);
-      expect(ours).toBeDefined();
-      expect(datasetOf(file).equals(datasetOf(ours!))).toBe(true);
-    }
+    await expectOrthancHoldsStored(http, p, studyUid, ids);
   };
 
   beforeAll(async () => {
