@@ -27,7 +27,7 @@ import { translate } from '../../locales';
 import { listConditions, type ListBody, type ListSpec } from '../lib/list';
 import { maskRow } from '../lib/masking';
 import { dropNulls } from '../lib/resource';
-import { JobLoop } from '../lib/jobLoop';
+import { QueueWorker } from '../lib/queueWorker';
 import { gradeSafetyOn } from '../routes/gradeSafety';
 import { getView } from '../../src/schema/views';
 import { sheetColumns, localDateTime } from './sheet';
@@ -95,9 +95,8 @@ export interface WorkerOptions {
 /** Thrown inside a run when the worker stops or another instance took the job over. */
 class Abandoned extends Error {}
 
-export class ExportWorker {
+export class ExportWorker extends QueueWorker<ExportJobRow> {
   private readonly staleSeconds: number;
-  private readonly loop: JobLoop<ExportJobRow>;
   /** The claim token of the job under way (undefined when idle). */
   private current?: { id: number; token: string };
 
@@ -106,26 +105,8 @@ export class ExportWorker {
     private readonly storage: FileStorage,
     private readonly options: WorkerOptions = {},
   ) {
+    super('export', options.pollMs ?? 1000, options.log);
     this.staleSeconds = options.staleSeconds ?? 120;
-    this.loop = new JobLoop('export', { claim: () => this.claim(), run: (job) => this.execute(job) }, options.pollMs ?? 1000, options.log);
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** A job was queued: look now rather than at the next poll. */
-  kick(): void {
-    this.loop.kick();
-  }
-
-  /** Stops looking for jobs; the job under way is handed back to the queue. */
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private get stopped(): boolean {
-    return this.loop.stopping;
   }
 
   /** Claims the oldest queued or abandoned job for this run, or none. */
@@ -151,7 +132,7 @@ export class ExportWorker {
     return rows[0];
   }
 
-  private async execute(job: ExportJobRow): Promise<void> {
+  protected async execute(job: ExportJobRow): Promise<void> {
     const token = job.claimed_by as string;
     this.current = { id: job.id, token };
     const key = `${EXPORT_PREFIX}${job.id}-${crypto.randomBytes(8).toString('hex')}.xlsx`;

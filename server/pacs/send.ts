@@ -28,7 +28,7 @@ import { writeLog, type ExamRow, type LogActor } from '../routes/exam';
 import { proposedContexts, readAll, sendInstances } from '../dicom/retrieve';
 import type { RetrieveInstance } from '../dicom/query';
 import { OutboundAssociation } from '../dicom/scu';
-import { JobLoop } from '../lib/jobLoop';
+import { QueueWorker } from '../lib/queueWorker';
 
 export type SendState = 'sending' | 'success' | 'failure';
 
@@ -127,8 +127,7 @@ export interface SendWorkerOptions {
 /** The worker stopped, or another instance took the job over: this run ends without a verdict. */
 class Abandoned extends Error {}
 
-export class SendWorker {
-  private readonly loop: JobLoop<SendJobRow>;
+export class SendWorker extends QueueWorker<SendJobRow> {
   private readonly staleSeconds: number;
 
   constructor(
@@ -136,27 +135,9 @@ export class SendWorker {
     private readonly storage: FileStorage,
     private readonly options: SendWorkerOptions,
   ) {
-    this.staleSeconds = options.staleSeconds ?? 120;
     // Retries are due when their delay ends: look at least that often.
-    this.loop = new JobLoop('send', { claim: () => this.claim(), run: (job) => this.execute(job) }, Math.min(1000, options.retrySeconds * 1000), options.log);
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  /** A job was queued: look now rather than at the next poll. */
-  kick(): void {
-    this.loop.kick();
-  }
-
-  /** Stops; the job under way is handed back to the queue (its attempt not counted). */
-  async stop(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private get stopped(): boolean {
-    return this.loop.stopping;
+    super('send', Math.min(1000, options.retrySeconds * 1000), options.log);
+    this.staleSeconds = options.staleSeconds ?? 120;
   }
 
   /** Claims the job due first (queued, retry due, or abandoned by a dead instance), or none. */
@@ -174,7 +155,7 @@ export class SendWorker {
     return rows[0];
   }
 
-  private async execute(job: SendJobRow): Promise<void> {
+  protected async execute(job: SendJobRow): Promise<void> {
     const db = this.db();
     const token = job.claimed_by;
     const mine = 'id = $1 AND claimed_by = $2 AND state = $3';

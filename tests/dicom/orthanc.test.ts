@@ -15,7 +15,8 @@ import { syntheticSeries } from '../../mock/dicom';
 import { startDicomListener, type DicomListener } from '../../server/dicom/listener';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { dbKinds } from '../support/db';
-import { ORTHANC, expectOrthancHoldsStored, orthancConfig } from '../support/orthanc';
+import { ORTHANC, orthancConfig } from '../support/orthanc';
+import { expectOrthancHoldsStored } from '../support/orthancFiles';
 import { datasetOf, freePort, startPeer, type Peer } from './dcmtk';
 
 const AE = 'RCLOUD';

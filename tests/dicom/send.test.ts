@@ -18,7 +18,8 @@ import { syntheticSeries } from '../../mock/dicom';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { dbKinds } from '../support/db';
-import { ORTHANC, expectOrthancHoldsStored, orthancConfig } from '../support/orthanc';
+import { ORTHANC, orthancConfig } from '../support/orthanc';
+import { expectOrthancHoldsStored } from '../support/orthancFiles';
 import { freePort, startPeer, type Peer } from './dcmtk';
 
 const DICOMWEB_PLUGIN = '/usr/share/orthanc/plugins/libOrthancDicomWeb.so';

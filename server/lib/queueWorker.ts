@@ -5,28 +5,22 @@
  * see `stopping` and hand itself back. What a job is and how it is claimed is the
  * worker's; this touches nothing itself.
  */
-export interface JobWork<J> {
-  /** The next job for this worker, or none. */
-  claim(): Promise<J | undefined>;
-  run(job: J): Promise<void>;
-}
-
-export class JobLoop<J> {
-  private stopped = true;
+export abstract class QueueWorker<J> {
+  /** True until start() and once stop() was called: a job under way should hand itself back. */
+  protected stopped = true;
   private wake?: () => void;
   private loop?: Promise<void>;
 
   constructor(
     private readonly name: string,
-    private readonly work: JobWork<J>,
     private readonly pollMs: number,
     private readonly log?: { error(obj: unknown, msg?: string): void },
   ) {}
 
-  /** True once stop() was called: a job under way should hand itself back. */
-  get stopping(): boolean {
-    return this.stopped;
-  }
+  /** The next job for this worker, or none. */
+  abstract claim(): Promise<J | undefined>;
+
+  protected abstract execute(job: J): Promise<void>;
 
   start(): void {
     if (!this.stopped) return;
@@ -50,12 +44,12 @@ export class JobLoop<J> {
     while (!this.stopped) {
       let job: J | undefined;
       try {
-        job = await this.work.claim();
+        job = await this.claim();
       } catch (e) {
         if (!this.stopped) this.log?.error({ err: e }, `${this.name}: claiming a job failed`);
       }
       if (job) {
-        await this.work.run(job).catch((e) => this.log?.error({ err: e }, `${this.name}: a job failed unexpectedly`));
+        await this.execute(job).catch((e) => this.log?.error({ err: e }, `${this.name}: a job failed unexpectedly`));
         continue;
       }
       await new Promise<void>((resolve) => {
