@@ -23,7 +23,7 @@ export const DEMO_ROLES: DemoRole[] = [
     explain: '检查登记、预约与登记列表',
     dataScope: 'own',
     grants: {
-      registration: ['view', 'add', 'modifyExam', 'terminate', 'checkin', 'hide', 'history', 'operationRecord', 'export', 'configColumns', 'details'],
+      registration: ['view', 'add', 'modifyExam', 'terminate', 'checkin', 'hide', 'history', 'operationRecord', 'export', 'configColumns', 'details', 'send'],
       schedule: ['view', 'book', 'modify'],
       image: ['view'],
     },

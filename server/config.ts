@@ -49,6 +49,10 @@ export interface DicomConfig {
   port: number;
   /** 0 turns the DICOM listener off (API-only instances behind a load balancer). */
   enabled: boolean;
+  /** Regional send: the first retry's delay (SEND_RETRY_SECONDS), doubled for each further one. */
+  sendRetrySeconds: number;
+  /** Regional send: attempts before a send is failed (SEND_MAX_ATTEMPTS). */
+  sendMaxAttempts: number;
 }
 
 export interface IdentityConfig {
@@ -148,6 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       aeTitle: (env.DICOM_AE || 'RCLOUD').trim(),
       port: Number(env.DICOM_PORT ?? 11112),
       enabled: Number(env.DICOM_PORT ?? 11112) !== 0,
+      sendRetrySeconds: Math.max(0.01, Number(env.SEND_RETRY_SECONDS || 30)),
+      sendMaxAttempts: Math.max(1, Math.floor(Number(env.SEND_MAX_ATTEMPTS || 5))),
     },
     audit: {
       retentionMonths: retentionMonths(env.AUDIT_RETENTION_MONTHS),

@@ -28,6 +28,8 @@ export interface RetrieveCounts {
   warning: number;
   /** SOP Instance UIDs that failed (the final response's Failed SOP Instance UID List). */
   failedUids: string[];
+  /** Why the last failed sub-operation failed (a regional send shows it). */
+  lastReason?: string;
 }
 
 /**
@@ -69,7 +71,7 @@ function contextFor(instance: RetrieveInstance, contexts: AcceptedContext[]): { 
   return { reason: `transfer syntax ${instance.transferSyntaxUid} not accepted by the destination (no transcoding of compressed data)` };
 }
 
-async function readAll(storage: FileStorage, key: string): Promise<Buffer> {
+export async function readAll(storage: FileStorage, key: string): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const chunk of await storage.get(key)) parts.push(chunk as Buffer);
   return Buffer.concat(parts);
@@ -126,6 +128,7 @@ export async function sendInstances(instances: RetrieveInstance[], target: Store
     else {
       counts.failed++;
       counts.failedUids.push(instance.sopInstanceUid);
+      counts.lastReason = reason ?? `C-STORE status 0x${(status ?? 0).toString(16).padStart(4, '0')}`;
       opts.log.warn({ sopInstanceUid: instance.sopInstanceUid, status, reason }, 'dicom retrieve: sub-operation failed');
     }
     opts.progress(counts);

@@ -27,6 +27,7 @@ import { translate } from '../../locales';
 import { listConditions, type ListBody, type ListSpec } from '../lib/list';
 import { maskRow } from '../lib/masking';
 import { dropNulls } from '../lib/resource';
+import { QueueWorker } from '../lib/queueWorker';
 import { gradeSafetyOn } from '../routes/gradeSafety';
 import { getView } from '../../src/schema/views';
 import { sheetColumns, localDateTime } from './sheet';
@@ -94,12 +95,8 @@ export interface WorkerOptions {
 /** Thrown inside a run when the worker stops or another instance took the job over. */
 class Abandoned extends Error {}
 
-export class ExportWorker {
-  private readonly pollMs: number;
+export class ExportWorker extends QueueWorker<ExportJobRow> {
   private readonly staleSeconds: number;
-  private stopped = true;
-  private wake?: () => void;
-  private loop?: Promise<void>;
   /** The claim token of the job under way (undefined when idle). */
   private current?: { id: number; token: string };
 
@@ -108,49 +105,8 @@ export class ExportWorker {
     private readonly storage: FileStorage,
     private readonly options: WorkerOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? 1000;
+    super('export', options.pollMs ?? 1000, options.log);
     this.staleSeconds = options.staleSeconds ?? 120;
-  }
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.loop = this.run();
-  }
-
-  /** A job was queued: look now rather than at the next poll. */
-  kick(): void {
-    this.wake?.();
-  }
-
-  /** Stops looking for jobs; the job under way is handed back to the queue. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.kick();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let job: ExportJobRow | undefined;
-      try {
-        job = await this.claim();
-      } catch (e) {
-        if (!this.stopped) this.options.log?.error({ err: e }, 'export: claiming a job failed');
-      }
-      if (job) {
-        await this.execute(job);
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.pollMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
   }
 
   /** Claims the oldest queued or abandoned job for this run, or none. */
@@ -176,7 +132,7 @@ export class ExportWorker {
     return rows[0];
   }
 
-  private async execute(job: ExportJobRow): Promise<void> {
+  protected async execute(job: ExportJobRow): Promise<void> {
     const token = job.claimed_by as string;
     this.current = { id: job.id, token };
     const key = `${EXPORT_PREFIX}${job.id}-${crypto.randomBytes(8).toString('hex')}.xlsx`;

@@ -41,7 +41,8 @@ const NUMBER_BY_SOURCE: Record<number, 'inPatientNo' | 'outPatientNo'> = { 1: 'o
 export type ExamLogAction =
   | 'registerExam' | 'appointExam' | 'updateExam' | 'modifyBooking' | 'cancelBooking' | 'checkIn' | 'suspend' | 'cancelSuspend' | 'hideExam' | 'deleteExam'
   | 'matchStudy' | 'unbindStudy' | 'deleteImages'
-  | 'mppsInProgress' | 'mppsCompleted' | 'mppsDiscontinued';
+  | 'mppsInProgress' | 'mppsCompleted' | 'mppsDiscontinued'
+  | 'sendExam' | 'resendExam';
 
 /** Who an exam_log row names: a signed-in user, or (userId null) a modality by its AE title. */
 export type LogActor = Pick<AuthContext, 'name'> & { userId: number | null };
@@ -61,6 +62,9 @@ export const inScope: ScopeTarget = {
   },
 };
 
+/** The latest send's columns the list shows (one index probe each on send_job_exam_idx). */
+const LATEST_SEND = [['state', 'sendState'], ['done', 'sendDone'], ['total', 'sendTotal'], ['last_error', 'sendError']];
+
 const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode", e.patient_id AS "patientId",
   e.his_patient_name AS "hisPatientName", e.his_patient_name_en AS "hisPatientNameEn", e.his_no AS "hisNo", e.phone, e.sex, e.age,
   e.age_unit AS "ageUnit", e.patient_source AS "patientSource", e.modality, e.device_id AS "deviceId", e.device_name AS "deviceName",
@@ -68,6 +72,8 @@ const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalNam
   e.arrived_at AS "arrivedAt", e.exam_time AS "examTime", e.created_at AS "createdAt", e.register_doctor_name AS "registerDoctorName",
   e.hidden, e.study_uid AS "studyUID", e.report_state AS "reportState", e.image_status AS "imageStatus", e.series_count AS "seriesCount",
   e.instance_count AS "instanceCount", ${reviewWaitingSql('e')} AS "reviewWaiting",
+  -- The latest regional send (../pacs/send.ts): its state and progress for the list's progress bar.
+  ${LATEST_SEND.map(([column, name]) => `(SELECT j.${column} FROM send_job j WHERE j.exam_id = e.id ORDER BY j.id DESC LIMIT 1) AS "${name}"`).join(',\n  ')},
   -- The thumbnail: the first series of the first matched study (20 rows a page, each an index walk).
   CASE WHEN e.image_status = 1 THEN (
     SELECT ${renderedPathSql('st', 'se')}

@@ -41,6 +41,7 @@ import { chosenKind, kindTextKey, visibleKinds } from './listKinds';
 import type { PathContext } from './pathTemplate';
 import { ActionDialog } from './dialogs';
 import { AuthImage } from './components/AuthImage';
+import { ProgressCell } from './components/ProgressCell';
 import { excelButtons } from './components/ExcelImport';
 import { exportButtons } from './components/ExportJob';
 import type { RowAction, Translate, View } from './types';
@@ -263,6 +264,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       locale: language,
       loadOptions: (source) => loadOptions(source, t),
       renderImage: (path, alt) => <AuthImage path={path} alt={alt} />,
+      renderProgress: (cell) => <ProgressCell {...cell} />,
     });
     const extra = (view.rowActions ?? []).filter((a) => rowActionAllowed(view, a, permissionMap));
     if (!can.view && !can.edit && !can.remove && !extra.length) return cols;

@@ -56,6 +56,8 @@ export function dialogComponent(name: string): LazyExoticComponent<ComponentType
 
 registerDialog('ExamImages', () => import('../components/ExamImages'));
 registerDialog('DicomUpload', () => import('../components/DicomUpload'));
+// Regional send: pick a destination, then the sends' progress.
+registerDialog('ExamSend', () => import('../components/ExamSend'));
 // The viewer's launchers: small, without Cornerstone (the viewer itself is the /viewer route's chunk).
 registerDialog('ViewerLauncher', () => import('../viewer/ViewerLauncher'));
 registerDialog('CompareStudies', () => import('../viewer/CompareDialog'));

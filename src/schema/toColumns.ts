@@ -10,7 +10,8 @@
  * - fields with view options load them (RemoteSelect's source) and show labels
  * - a view's suffixField shows another field's text after the value (age and unit), in
  *   the counted form of the language when the unit has one ("1 год", "78 лет");
- *   money shows a CNY amount
+ *   money shows a CNY amount; progress shows the state with a bar of done of total
+ *   through the injected renderProgress
  * - image shows the picture at the row's path through the injected renderImage (the
  *   app's fetches it with the session's headers); dicom DA shows YYYY-MM-DD and is
  *   searched by days, TM HH:MM:SS, PN the ideographic name with the alphabetic one after it
@@ -26,7 +27,7 @@ import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type Day
 import { entityModel, field as fieldOf, type FieldInfo } from './model';
 import { codeOptions } from './schemas';
 import { fieldLabelKey } from './toFormily';
-import type { FieldHint, Option, OptionSource, Scalar, SortSpec, Translate, View } from './types';
+import type { FieldHint, Option, OptionSource, ProgressHint, Scalar, SortSpec, Translate, View } from './types';
 
 export type Row = Record<string, unknown>;
 export type Column = ProColumns<Row>;
@@ -39,6 +40,8 @@ export interface ColumnsOptions {
   locale?: string;
   /** The cell of an image column for a picture's path (src/schema/components/AuthImage in the app); none: the cell stays empty. */
   renderImage?: (path: string, alt: string) => ReactNode;
+  /** The cell of a progress column (src/schema/components/ProgressCell in the app); none: the state's label only. */
+  renderProgress?: (cell: { label: string; status?: ProgressHint['status'][string]; done: number; total: number; error?: string }) => ReactNode;
 }
 
 /** Suffix of the search-only column that holds a date-time field's range picker. */
@@ -48,11 +51,37 @@ function valueEnum(options: Array<{ value: Scalar; label: string }>): Map<Scalar
   return new Map(options.map((o) => [o.value, { text: o.label }]));
 }
 
+/** A row's value as its cell reads: a code's text in the language, else the value. */
+function textOf(view: View, name: string, row: Row, t: Translate): string {
+  const v = row[name];
+  if (v === undefined || v === null || v === '') return '';
+  const code = entityModel(view.entity).byName.get(name)?.code;
+  return code ? t(`code.${code}.${String(v)}`) : String(v);
+}
+
 function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column> {
   const hint = view.fields?.[f.name];
   if (hint?.image) {
     const alt = opts.t(fieldLabelKey(view.entity, f.name));
     return { valueType: 'text', width: 64, render: (_dom: unknown, row: Row) => (row[f.name] && opts.renderImage ? opts.renderImage(String(row[f.name]), alt) : null) };
+  }
+  const progress = hint?.progress;
+  if (progress) {
+    return {
+      valueType: 'text',
+      render: (_dom: unknown, row: Row) => {
+        const label = textOf(view, f.name, row, opts.t);
+        if (!label) return '-';
+        const cell = {
+          label,
+          status: progress.status[String(row[f.name])],
+          done: Number(row[progress.done] ?? 0),
+          total: Number(row[progress.total] ?? 0),
+          error: progress.error && row[progress.error] ? String(row[progress.error]) : undefined,
+        };
+        return opts.renderProgress ? opts.renderProgress(cell) : label;
+      },
+    };
   }
   const vr = hint?.dicom;
   if (vr) return { valueType: 'text', renderText: (v: unknown) => dicomText(vr, v) };

@@ -61,6 +61,14 @@ export interface FillSpec {
   into: string[];
 }
 
+export interface ProgressHint {
+  done: string;
+  total: string;
+  error?: string;
+  /** State value → the bar's look; a state not named shows its label only. */
+  status: Record<string, 'active' | 'success' | 'exception'>;
+}
+
 export interface FieldHint {
   component?: string;
   /** Extra props for the component (JSON values only). */
@@ -78,6 +86,8 @@ export interface FieldHint {
   fill?: FillSpec;
   /** An amount in CNY: a money column, and two decimals with the currency in the form. */
   money?: boolean;
+  /** A list column: the state with a progress bar of the row's `done` of `total` (a regional send). */
+  progress?: ProgressHint;
   /** Worked out by the form as the rows' chosen options add up (see SumSpec); shown, never typed. */
   sum?: SumSpec;
   /** List column: the value is the path of a picture fetched with the session's headers (a thumbnail). */

@@ -16,6 +16,7 @@ import { startDicomListener, type DicomListener } from '../../server/dicom/liste
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { dbKinds } from '../support/db';
 import { ORTHANC, orthancConfig } from '../support/orthanc';
+import { expectOrthancHoldsStored } from '../support/orthancFiles';
 import { datasetOf, freePort, startPeer, type Peer } from './dcmtk';
 
 const AE = 'RCLOUD';
@@ -97,17 +98,6 @@ describe.each(dbKinds)('Orthanc finds and moves from the platform on %s', (kind)
     await api('POST', `/queries/${query.ID}/answers/0/retrieve`, { TargetAet: ORTHANC_AE, Synchronous: true });
     const instances: string[] = await api('GET', '/instances');
     expect(instances).toHaveLength(6);
-    const { rows } = await p.db.query<{ sop_instance_uid: string; file_key: string }>(
-      'SELECT i.sop_instance_uid, i.file_key FROM dicom_instance i JOIN dicom_study s ON s.id = i.study_id WHERE s.study_uid = $1',
-      [studyUid],
-    );
-    const stored = new Map(rows.map((r) => [r.sop_instance_uid, fs.readFileSync(path.join(p.dataDir, 'files', r.file_key))]));
-    for (const id of instances) {
-      const tags = await api('GET', `/instances/${id}/simplified-tags`);
-      const file = Buffer.from(await (await fetch(`${http}/instances/${id}/file`)).arrayBuffer());
-      const ours = stored.get(tags.SOPInstanceUID);
-      expect(ours).toBeDefined();
-      expect(datasetOf(file).equals(datasetOf(ours!))).toBe(true);
-    }
+    await expectOrthancHoldsStored(http, p, studyUid, instances);
   });
 });

@@ -48,6 +48,14 @@ export interface Device {
    */
   servedHospitalIds?: number[];
   /**
+   * A regional send destination: exams of its hospital, and of the hospitals it serves, may be sent to it (by C-STORE to its IP, port and AE title, or to its STOW-RS URL).
+   */
+  sendTarget?: boolean;
+  /**
+   * DICOMweb STOW-RS endpoint a regional send posts to (its studies resource, e.g. https://pacs.example/dicom-web/studies) instead of C-STORE.
+   */
+  stowUrl?: string;
+  /**
    * The character set the device reads and writes when it cannot use UTF-8; empty: UTF-8.
    */
   defaultCharset?: CodesDicomCharsetJson;

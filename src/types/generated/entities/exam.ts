@@ -163,6 +163,22 @@ export type Exam = (
    */
   thumbnail?: string;
   /**
+   * The state of the exam's latest regional send (send_job); absent when never sent.
+   */
+  sendState?: CodesSendStateJson;
+  /**
+   * Instances the latest send delivered.
+   */
+  sendDone?: number;
+  /**
+   * Instances the latest send has to deliver.
+   */
+  sendTotal?: number;
+  /**
+   * Why the latest send's last attempt failed.
+   */
+  sendError?: string;
+  /**
    * Hidden from the exam list and the worklist (hide action).
    */
   hidden?: boolean;
@@ -212,3 +228,7 @@ export type CodesReportStateJson = -1 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
  * Image status of an exam: 0 not uploaded (no study matched), 1 uploaded. Texts: code.imageStatus.<value>.
  */
 export type CodesImageStatusJson = 0 | 1;
+/**
+ * A regional send's state (spec section 4): sending (queued, under way or waiting to retry), success, failure (after its attempts, with the reason). Texts: code.sendState.<value>.
+ */
+export type CodesSendStateJson = 'sending' | 'success' | 'failure';

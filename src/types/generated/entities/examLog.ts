@@ -45,5 +45,9 @@ export interface ExamLog {
      * A booking's new time.
      */
     to?: string;
+    /**
+     * Where a regional send went: the destination device's name.
+     */
+    destination?: string;
   };
 }

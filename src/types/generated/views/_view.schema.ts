@@ -1013,6 +1013,17 @@ export interface FieldHint {
    */
   orderable?: boolean;
   /**
+   * List column: the value (a code-table state) shown as a progress bar of the row's `done` of `total` fields, with `error`'s text under it when present; `status` maps state values to the bar's look (active, success, exception), others show the label only.
+   */
+  progress?: {
+    done: string;
+    total: string;
+    error?: string;
+    status: {
+      [k: string]: 'active' | 'success' | 'exception';
+    };
+  };
+  /**
    * An amount in CNY: a money column in the list, two decimals with the currency sign in the form; shown in the language's number format (Intl.NumberFormat).
    */
   money?: boolean;
