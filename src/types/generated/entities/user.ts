@@ -49,11 +49,27 @@ export interface User {
       hospitalId: number;
       roleId: number;
       departmentId?: number;
+      /**
+       * A membership the caller does not govern: the server keeps it whatever is sent. Its hospital's, role's and department's names by field, since the caller's options do not reach them.
+       */
+      kept?: {
+        hospitalId?: string;
+        roleId?: string;
+        departmentId?: string;
+      };
     },
     ...{
       hospitalId: number;
       roleId: number;
       departmentId?: number;
+      /**
+       * A membership the caller does not govern: the server keeps it whatever is sent. Its hospital's, role's and department's names by field, since the caller's options do not reach them.
+       */
+      kept?: {
+        hospitalId?: string;
+        roleId?: string;
+        departmentId?: string;
+      };
     }[]
   ];
   password?: string;
@@ -67,6 +83,10 @@ export interface User {
   lastLoginAt?: string | null;
   hospitalNames?: string;
   roleNames?: string;
+  /**
+   * The caller governs every membership of the user, so may change who the user is (mobile, password, status, own data scope, signature), unlock and delete the user.
+   */
+  governed?: boolean;
 }
 /**
  * One row of a custom data scope: field, operator, value.
