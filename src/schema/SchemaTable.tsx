@@ -258,7 +258,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           {visibleRowActions(view, row, permissionMap, context).map((action) => (
             <RowActionLink key={action.key} view={view} action={action} row={row} t={t} context={context} onDone={() => actionRef.current?.reload()} />
           ))}
-          {ownedRights(can, false, row).remove && (
+          {ownedRights(can, false, row, view.list.removeWhen).remove && (
             <Popconfirm
               title={t('entity.action.deleteConfirm', { name: rowName(row) })}
               okText={t('common.ok')}

@@ -53,9 +53,7 @@ export interface User {
        * A membership the caller does not govern: the server keeps it whatever is sent. Its hospital's, role's and department's names by field, since the caller's options do not reach them.
        */
       kept?: {
-        hospitalId?: string;
-        roleId?: string;
-        departmentId?: string;
+        [k: string]: string;
       };
     },
     ...{
@@ -66,9 +64,7 @@ export interface User {
        * A membership the caller does not govern: the server keeps it whatever is sent. Its hospital's, role's and department's names by field, since the caller's options do not reach them.
        */
       kept?: {
-        hospitalId?: string;
-        roleId?: string;
-        departmentId?: string;
+        [k: string]: string;
       };
     }[]
   ];
