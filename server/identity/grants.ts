@@ -187,7 +187,7 @@ export interface MembershipPlan {
  */
 export function planMemberships(
   holder: Holder,
-  stored: { identity: UserIdentity; memberships: StoredMembership[] } | undefined,
+  stored: UserGrants | undefined,
   next: UserIdentity & { password?: string; memberships: Array<MembershipGrant & { role: StoredRole }> },
 ): MembershipPlan {
   const storedUser = stored?.identity.dataScope;
@@ -244,16 +244,39 @@ export async function loadHolder(q: Queryable, me: AuthContext): Promise<Holder>
   return { userId: me.userId, permissions: me.permissions, scope: me.scope, remoteOrgIds: rows[0]?.remote ?? [], roleIds: rows[0]?.roles ?? [] };
 }
 
-/** A user's identity and memberships (with their roles), or undefined for an unknown id. */
-export async function loadUserGrants(q: Queryable, userId: number): Promise<{ identity: UserIdentity; memberships: StoredMembership[] } | undefined> {
-  const user = await q.query<UserIdentity>('SELECT mobile, status, data_scope AS "dataScope" FROM app_user WHERE id = $1', [userId]);
-  if (!user.rows[0]) return undefined;
-  const { rows } = await q.query<MembershipGrant>(
-    'SELECT hospital_id AS "hospitalId", role_id AS "roleId", department_id AS "departmentId" FROM user_membership WHERE user_id = $1',
-    [userId],
+export interface UserGrants {
+  identity: UserIdentity;
+  memberships: StoredMembership[];
+}
+
+/** Does the holder govern every membership of the user (the condition for changing who the user is)? */
+export function governsUser(holder: Holder, user: UserGrants): boolean {
+  return user.memberships.every((m) => governs(holder, m, user.identity.dataScope));
+}
+
+/** Users' identities and memberships (with their roles), by id; unknown ids are absent. */
+export async function loadUsersGrants(q: Queryable, userIds: number[]): Promise<Map<number, UserGrants>> {
+  const users = await q.query<UserIdentity & { id: number }>('SELECT id, mobile, status, data_scope AS "dataScope" FROM app_user WHERE id = ANY($1::int[])', [userIds]);
+  const { rows } = await q.query<MembershipGrant & { userId: number }>(
+    `SELECT user_id AS "userId", hospital_id AS "hospitalId", role_id AS "roleId", department_id AS "departmentId"
+       FROM user_membership WHERE user_id = ANY($1::int[])`,
+    [userIds],
   );
   const roles = await loadRoles(q, rows.map((m) => m.roleId));
-  return { identity: user.rows[0], memberships: rows.map((m) => ({ ...m, role: roles.get(m.roleId) as StoredRole })) };
+  return new Map(
+    users.rows.map(({ id, ...identity }) => [
+      id,
+      {
+        identity,
+        memberships: rows.filter((m) => m.userId === id).map(({ userId: _, ...m }) => ({ ...m, role: roles.get(m.roleId) as StoredRole })),
+      },
+    ]),
+  );
+}
+
+/** A user's identity and memberships (with their roles), or undefined for an unknown id. */
+export async function loadUserGrants(q: Queryable, userId: number): Promise<UserGrants | undefined> {
+  return (await loadUsersGrants(q, [userId])).get(userId);
 }
 
 /**
@@ -263,5 +286,5 @@ export async function loadUserGrants(q: Queryable, userId: number): Promise<{ id
 export async function assertGovernsUser(q: Queryable, me: AuthContext, userId: number): Promise<void> {
   const [holder, user] = [await loadHolder(q, me), await loadUserGrants(q, userId)];
   if (!user) throw new AppError('UCENTER006');
-  if (!user.memberships.every((m) => governs(holder, m, user.identity.dataScope))) throw new AppError('PACS006');
+  if (!governsUser(holder, user)) throw new AppError('PACS006');
 }

@@ -17,17 +17,22 @@ import { caller } from '../plugins/auth';
 import { normalizePermissions, type PermissionMap } from '../identity/access';
 import {
   assertGovernsUser,
+  governs,
+  governsUser,
   hasRegionScope,
   judgeRoleRemove,
   judgeRoleSave,
   loadHolder,
   loadRoles,
   loadUserGrants,
+  loadUsersGrants,
   mayChangeRole,
   planMemberships,
   storedRole,
   type RoleRow,
+  type StoredMembership,
   type StoredRole,
+  type UserGrants,
 } from '../identity/grants';
 import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/passwords';
 import { revokeUserSessions, type AuthContext } from '../identity/sessions';
@@ -100,6 +105,19 @@ const userScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { 
 /** Roles a caller sees: the region's and those of the hospitals in its scope. */
 const roleInScope = (p: string) => `(r.owner_hospital_id IS NULL OR r.owner_hospital_id = ANY(${p}))`;
 const roleScoped = (me: AuthContext, params: unknown[]) => scopeSql(me.scope, { hospitalSql: roleInScope }, params);
+
+const userList: ListSpec = {
+  from: 'app_user u',
+  select: USER_SELECT,
+  columns: { id: 'u.id', name: 'u.name', mobile: 'u.mobile', username: 'u.username', workNo: 'u.work_no', status: 'u.status', lastLoginAt: 'u.last_login_at', sex: 'u.sex', title: 'u.title' },
+  filters: { name: 'like', mobile: 'like', username: 'like', workNo: 'like', status: 'eq', sex: 'eq', title: 'eq', lastLoginAt: 'range' },
+  customFilters: {
+    hospitalId: (p) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.hospital_id = ${p}::int)`,
+    roleId: (p) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.role_id = ${p}::int)`,
+  },
+  defaultSort: 'u.id',
+  scope: { hospitalSql: userInScope },
+};
 
 const roleList: ListSpec = {
   from: 'role r',
@@ -252,28 +270,36 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     audit: { object: 'user' },
     entity: 'entities/user.json',
     notFound: 'UCENTER006',
-    list: {
-      from: 'app_user u',
-      select: USER_SELECT,
-      columns: { id: 'u.id', name: 'u.name', mobile: 'u.mobile', username: 'u.username', workNo: 'u.work_no', status: 'u.status', lastLoginAt: 'u.last_login_at', sex: 'u.sex', title: 'u.title' },
-      filters: { name: 'like', mobile: 'like', username: 'like', workNo: 'like', status: 'eq', sex: 'eq', title: 'eq', lastLoginAt: 'range' },
-      customFilters: {
-        hospitalId: (p) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.hospital_id = ${p}::int)`,
-        roleId: (p) => `EXISTS (SELECT 1 FROM user_membership m WHERE m.user_id = u.id AND m.role_id = ${p}::int)`,
-      },
-      defaultSort: 'u.id',
-      scope: { hospitalSql: userInScope },
+    list: userList,
+    // Each row says whether the caller governs every membership of the user (grants.ts): only then are the user's
+    // identity, deletion and unlocking the caller's; the screen offers them by this flag.
+    async listRows(q, body, me) {
+      const { list, total } = await runList(q, userList, body, me.scope);
+      const [holder, users] = [await loadHolder(q, me), await loadUsersGrants(q, list.map((r) => r.id as number))];
+      return { list: list.map((r) => dropNulls({ ...r, governed: governsUser(holder, users.get(r.id as number) as UserGrants) })), total };
     },
     async get(q, id, me) {
       const params: unknown[] = [id];
       const { rows } = await q.query<User>(`SELECT ${USER_SELECT} FROM app_user u WHERE u.id = $1 AND ${userScoped(me, params)}`, params);
       if (!rows[0]) return undefined;
-      const m = await q.query<Membership>(
-        `SELECT hospital_id AS "hospitalId", role_id AS "roleId", department_id AS "departmentId" FROM user_membership WHERE user_id = $1 ORDER BY position, hospital_id`,
+      const m = await q.query<Membership & { names: Record<string, string | null> }>(
+        `SELECT m.hospital_id AS "hospitalId", m.role_id AS "roleId", m.department_id AS "departmentId",
+                json_build_object('hospitalId', o.name, 'roleId', r.name, 'departmentId', d.name) AS names
+           FROM user_membership m JOIN org o ON o.id = m.hospital_id JOIN role r ON r.id = m.role_id
+           LEFT JOIN department d ON d.id = m.department_id
+          WHERE m.user_id = $1 ORDER BY m.position, m.hospital_id`,
         [id],
       );
+      const holder = await loadHolder(q, me);
+      const grants = (await loadUserGrants(q, id)) as UserGrants;
+      // A membership the caller does not govern is kept by the server whatever is sent: it carries its names
+      // (the caller's options do not reach its hospital and role), and the form shows it read-only.
+      const memberships = m.rows.map(({ names, ...ms }) => {
+        const stored = grants.memberships.find((g) => g.hospitalId === ms.hospitalId) as StoredMembership;
+        return dropNulls({ ...ms, ...(governs(holder, stored, grants.identity.dataScope) ? {} : { kept: dropNulls(names) }) });
+      });
       // A membership without a department comes back without one, so the form saves it again as read.
-      return { ...rows[0], memberships: m.rows.map(dropNulls) };
+      return { ...rows[0], governed: governsUser(holder, grants), memberships };
     },
     async save(q, user, me) {
       const hospitals = user.memberships.map((m) => m.hospitalId);

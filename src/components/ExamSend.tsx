@@ -121,7 +121,7 @@ export default function ExamSend({ row, title, onClose }: ActionDialogProps) {
               <ProgressCell label={t(`code.sendState.${s.state}`)} status={BAR[s.state]} done={s.done} total={s.total} error={s.lastError ?? undefined} />
             ),
           },
-          { title: '', render: (_v, s) => t('entity.exam.send.attempts', { count: s.attempts }) },
+          { title: '', render: (_v, s) => t('entity.exam.send.attempts', { n: s.attempts }) },
           {
             title: '',
             render: (_v, s) =>

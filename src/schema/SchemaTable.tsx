@@ -286,7 +286,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
       render: (_dom, row) => {
         const actions = new Map(visibleRowActions(view, row, permissionMap, context).map((a) => [a.key, a]));
         // A row the caller may not change (a region-owned role seen from a hospital) offers no edit or delete.
-        const own = ownedRights(can, false, row);
+        const own = ownedRights(can, false, row, view.list.removeWhen);
         const keys = [...(can.view ? ['detail'] : []), ...(own.edit ? ['edit'] : []), ...actions.keys(), ...(own.remove ? ['delete'] : [])];
         const { inline, more } = splitRowActions(keys, menu);
         const link = (key: string) => {

@@ -6,7 +6,8 @@
  */
 import { can, type PermissionMap } from '../session/access';
 import { useSession } from '../session/store';
-import type { View, ViewAction } from './types';
+import { rowConditionsHold } from './rowActions';
+import type { RowCondition, View, ViewAction } from './types';
 
 export type { PermissionMap };
 
@@ -46,11 +47,13 @@ export function viewRights(view: Pick<View, 'permission' | 'actions' | 'form'>, 
 /**
  * What the server says on top of the rights: a list answered `readOnly` (the region's
  * rows, to a caller without region scope) offers no add, edit, delete or import; a row
- * marked `readOnly` (a role above the caller) no edit or delete.
+ * marked `readOnly` (a role above the caller) no edit or delete; a row failing the
+ * view's `removeWhen` (a user the caller does not govern wholly) no delete.
  */
-export function ownedRights(rights: ViewRights, listReadOnly: boolean, row?: Record<string, unknown>): ViewRights {
+export function ownedRights(rights: ViewRights, listReadOnly: boolean, row?: Record<string, unknown>, removeWhen?: RowCondition | RowCondition[]): ViewRights {
   const fixed = listReadOnly || row?.readOnly === true;
-  return { ...rights, add: rights.add && !listReadOnly, edit: rights.edit && !fixed, remove: rights.remove && !fixed };
+  const removable = !row || rowConditionsHold(removeWhen, row);
+  return { ...rights, add: rights.add && !listReadOnly, edit: rights.edit && !fixed, remove: rights.remove && !fixed && removable };
 }
 
 /** The actions a view's buttons need, in the view's module. */

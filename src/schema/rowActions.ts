@@ -31,6 +31,12 @@ export function rowConditionHolds(c: RowCondition, row: Record<string, unknown>)
   return present(v) === c.present;
 }
 
+/** Does every condition hold for the row (none: yes)? */
+export function rowConditionsHold(w: RowCondition | RowCondition[] | undefined, row: Record<string, unknown>): boolean {
+  const conditions = w === undefined ? [] : Array.isArray(w) ? w : [w];
+  return conditions.every((c) => rowConditionHolds(c, row));
+}
+
 /** The path template of an action: its API call's, the screen it opens, its list's or its pick's call; none for a dialog. */
 function pathOf(action: RowAction): string | undefined {
   const path = action.call?.path ?? action.open?.path ?? action.list?.call.path ?? action.pick?.call.path;
@@ -76,9 +82,7 @@ export function pickFilters(action: RowAction, row: Record<string, unknown>): Re
  * the path (and a body or filters) need? `context`: the screen's values ({$kind}).
  */
 export function rowActionApplies(action: RowAction, row: Record<string, unknown>, context: PathContext = {}): boolean {
-  const w = action.visibleWhen;
-  const conditions = w === undefined ? [] : Array.isArray(w) ? w : [w];
-  if (!conditions.every((c) => rowConditionHolds(c, row))) return false;
+  if (!rowConditionsHold(action.visibleWhen, row)) return false;
   if (action.list && !rowListBody(action, row)) return false;
   if (action.call?.body && !fillBody(action.call.body, row)) return false;
   if (action.pick && (!pickFilters(action, row) || !fillBody(action.pick.call.body, row))) return false;

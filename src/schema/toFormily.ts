@@ -236,6 +236,8 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
 function arrayColumns(ctx: Ctx, items: FieldInfo[], orderable = false): Record<string, ISchema> {
   const out: Record<string, ISchema> = {};
   items.forEach((p, i) => {
+    // A read-only structured property of a row is the server's word on it (a kept membership's names), no column.
+    if (p.readOnly && p.type === 'object') return;
     const cell = fieldSchema(ctx, p, 0, true);
     if (!cell) return;
     const key = shortName(p.name);

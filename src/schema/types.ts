@@ -303,6 +303,8 @@ export interface View {
     kinds?: ListKind[];
     tree?: TreeSpec;
     actionMenu?: ActionMenu;
+    /** Delete is offered only while the condition(s) hold for the row. */
+    removeWhen?: RowCondition | RowCondition[];
   };
   /** None: a list whose rows open a screen of their own (no detail, create or edit). */
   form?: ViewForm;

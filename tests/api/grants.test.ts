@@ -131,6 +131,25 @@ describe.each(dbKinds)('grants on %s', (kind) => {
         { hospital_id: orgs.CENTRAL, role_id: central.roleId },
       ].sort((a, b) => a.hospital_id - b.hospital_id),
     );
+    // The screens are told: the list row and the detail say the insider does not govern this user, and the
+    // detail names the kept central membership (the insider's options do not reach it); the region governs all.
+    const row = async (token: string) =>
+      (await call('POST', '/api/ucenter/v1/user/list', { pageSize: 100 }, token)).body.data.list.find((u: { id: number }) => u.id === id);
+    expect((await row(insider)).governed).toBe(false);
+    expect((await row(admin)).governed).toBe(true);
+    expect((await call('POST', '/api/ucenter/v1/user/list', { pageSize: 100 })).body.data.list.find((u: { mobile: string }) => u.mobile === '13800000002').governed).toBe(true);
+    const shown = (await call('GET', `/api/ucenter/v1/user/detail/${id}`)).body.data;
+    expect(shown.governed).toBe(false);
+    const names = (await p.db.query<{ hospital: string; role: string }>('SELECT o.name AS hospital, r.name AS role FROM org o, role r WHERE o.id = $1 AND r.id = $2', [orgs.CENTRAL, central.roleId])).rows[0];
+    expect(shown.memberships).toEqual([
+      { hospitalId: orgs.HOSP_A, roleId: roles['登记员'] },
+      { hospitalId: orgs.CENTRAL, roleId: central.roleId, ...(central.departmentId ? { departmentId: central.departmentId } : {}), kept: expect.objectContaining({ hospitalId: names.hospital, roleId: names.role }) },
+    ]);
+    const asRegion = (await call('GET', `/api/ucenter/v1/user/detail/${id}`, undefined, admin)).body.data;
+    expect(asRegion.governed).toBe(true);
+    expect(asRegion.memberships.some((m: object) => 'kept' in m)).toBe(false);
+    // What the detail carries goes back unchanged.
+    expect((await call('POST', '/api/ucenter/v1/user/save', shown)).body.status).toBe('0');
     expect((await call('POST', `/api/ucenter/v1/user/unlock/${id}`)).body.status).toBe('PACS006');
     expect((await call('POST', `/api/ucenter/v1/user/delete/${id}`)).body.status).toBe('PACS006');
     expect(await login(p.app, '13800000007')).toBeTruthy();

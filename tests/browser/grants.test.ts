@@ -63,7 +63,14 @@ describe('grants on the admin screens in Chromium', () => {
   test('users: a member of the central hospital keeps its password; a hospital A user is still edited', async () => {
     const { page } = b;
     await list.open('/user');
+    // A hospital A user is the insider's wholly: delete is offered; the central hospital's member offers none.
+    await list.search({ mobile: '13800000002' });
+    await list.row('13800000002').getByTestId('row-edit').waitFor();
+    expect(await list.row('13800000002').getByTestId('row-delete').count()).toBe(1);
     await list.search({ mobile: '13800000007' });
+    await list.row('13800000007').getByTestId('row-edit').waitFor();
+    expect(await list.row('13800000007').getByTestId('row-delete').count()).toBe(0);
+    await b.shot('grants-user-list-no-delete');
     await list.row('13800000007').getByTestId('row-edit').click();
     let formRoot = page.locator('[data-testid="resource-form"][data-mode="edit"]');
     await formRoot.waitFor();

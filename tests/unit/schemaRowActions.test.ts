@@ -54,8 +54,8 @@ const user = views.user;
 const unlock = user.rowActions![0];
 const admin = { 'system.user': ['view', 'add', 'edit', 'delete', 'unlock'] };
 const editor = { 'system.user': ['view', 'edit'] };
-const locked = { id: 3, name: '技师小吴', lockedUntil: '2026-11-22T10:00:00.000Z' };
-const free = { id: 4, name: '陈医生' };
+const locked = { id: 3, name: '技师小吴', lockedUntil: '2026-11-22T10:00:00.000Z', governed: true };
+const free = { id: 4, name: '陈医生', governed: true };
 
 describe('fillPath', () => {
   test('placeholders take the record values, URL-encoded', () => {
@@ -79,6 +79,8 @@ describe('row actions', () => {
     expect(visibleRowActions(user, free, admin)).toEqual([]);
     expect(visibleRowActions(user, { ...locked, lockedUntil: null }, admin)).toEqual([]);
     expect(visibleRowActions(user, { ...locked, lockedUntil: '' }, admin)).toEqual([]);
+    // A user with a membership the caller does not govern (the server's row flag) is not the caller's to unlock.
+    expect(visibleRowActions(user, { ...locked, governed: false }, admin)).toEqual([]);
   });
 
   test('without the right, or without a permission map, nothing is offered', () => {
@@ -353,6 +355,15 @@ describe("a view's action names", () => {
     expect(ownedRights(all, true)).toEqual({ view: true, add: false, edit: false, remove: false });
     const viewOnly = viewRights(views.role, { 'system.role': ['view'] });
     expect(ownedRights(viewOnly, false, { id: 1, readOnly: false })).toEqual(viewOnly);
+  });
+
+  test('a row failing the view’s removeWhen offers no delete, and still its edit (a user the caller does not govern wholly)', () => {
+    const all = viewRights(views.user, admin);
+    const { removeWhen } = views.user.list;
+    expect(ownedRights(all, false, { id: 7, governed: true }, removeWhen)).toEqual(all);
+    expect(ownedRights(all, false, { id: 7, governed: false }, removeWhen)).toEqual({ ...all, remove: false });
+    expect(ownedRights(all, false, { id: 7 }, removeWhen).remove).toBe(false);
+    expect(ownedRights(all, false, { id: 7 })).toEqual(all);
   });
 });
 

@@ -126,6 +126,7 @@ describe('schema files', () => {
         'lastLoginAt',
         'hospitalNames',
         'roleNames',
+        'governed',
       ]);
       expect(u.fields.filter((f) => f.writeOnly).map((f) => f.name)).toEqual(['password']);
     });
@@ -288,7 +289,11 @@ describe('views', () => {
         permission: 'unlock',
         call: { method: 'POST', path: '/api/ucenter/v1/user/unlock/{id}' },
         confirm: true,
-        visibleWhen: { field: 'lockedUntil', present: true },
+        // Only a user the caller governs wholly (the server's row flag) is the caller's to unlock.
+        visibleWhen: [
+          { field: 'lockedUntil', present: true },
+          { field: 'governed', in: [true] },
+        ],
       },
     ]);
   });

@@ -58,6 +58,12 @@ export interface User {
        * A row id: the database's integer (1 to 2^31-1).
        */
       departmentId?: number;
+      /**
+       * A membership the caller does not govern: the server keeps it whatever is sent. Its hospital's, role's and department's names by field, since the caller's options do not reach them.
+       */
+      kept?: {
+        [k: string]: string;
+      };
     },
     ...{
       /**
@@ -72,6 +78,12 @@ export interface User {
        * A row id: the database's integer (1 to 2^31-1).
        */
       departmentId?: number;
+      /**
+       * A membership the caller does not govern: the server keeps it whatever is sent. Its hospital's, role's and department's names by field, since the caller's options do not reach them.
+       */
+      kept?: {
+        [k: string]: string;
+      };
     }[]
   ];
   password?: string;
@@ -85,6 +97,10 @@ export interface User {
   lastLoginAt?: string | null;
   hospitalNames?: string;
   roleNames?: string;
+  /**
+   * The caller governs every membership of the user, so may change who the user is (mobile, password, status, own data scope, signature), unlock and delete the user.
+   */
+  governed?: boolean;
 }
 /**
  * One row of a custom data scope: field, operator, value.

@@ -3,14 +3,6 @@
 export type Scalar = string | number | boolean;
 export type FieldList = string[];
 /**
- * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock; or module:action of another module (image:manualLink on the exam list).
- */
-export type ActionPermission = string;
-/**
- * An API path; {field} takes the row's value of that field, URL-encoded.
- */
-export type ApiPath = string;
-/**
  * A test of one row field: it has a value (present true) or has none (present false), or its value is one of `in`.
  */
 export type RowCondition =
@@ -25,6 +17,14 @@ export type RowCondition =
        */
       in: [Scalar, ...Scalar[]];
     };
+/**
+ * An action of the view's module (config/permissions.json), e.g. unlock for system.user:unlock; or module:action of another module (image:manualLink on the exam list).
+ */
+export type ActionPermission = string;
+/**
+ * An API path; {field} takes the row's value of that field, URL-encoded.
+ */
+export type ApiPath = string;
 export type Path = string;
 
 /**
@@ -62,6 +62,10 @@ export interface View {
      */
     sortable?: FieldList;
     defaultSort?: Sort;
+    /**
+     * Delete is offered only while the condition holds for the row (a flag the server sets on each row, e.g. a user the caller governs wholly); a list of conditions: while every one holds.
+     */
+    removeWhen?: RowCondition | [RowCondition, ...RowCondition[]];
     /**
      * Excel buttons on the list's toolbar (src/schema/components/ExcelImport.tsx): Import (upload, imported count, failed rows with reasons, download them), Export and Template, gated by the view module's import and export rights. Calls GET {base}/template, GET {base}/export?{filter}=, POST {base}/import {<filter>, fileName, content (base64)} and GET {base}/import/failed/{token} on the resource's base path; export and import need a value of `filter` in the query bar.
      */
