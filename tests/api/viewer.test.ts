@@ -120,9 +120,12 @@ describe.each(dbKinds)('viewer calls on %s', (kind) => {
     const e1 = await register('VWR3');
     const e2 = await register('VWR3');
     // Accession number = exam code: the archive matches each study to its exam on arrival.
-    const s1 = await receive(deviceA, { patientId: 'VWR3', patientName: '周九', accessionNumber: e1.examCode });
-    const s2 = await receive(deviceA, { patientId: 'VWR3', patientName: '周九', accessionNumber: e2.examCode });
-    const unmatched = await receive(deviceA, { patientId: 'VWR3', patientName: '周九', studyDate: '20250101' });
+    // With the registered patient's name and today's date: the matching policy links only when every identifier agrees.
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+    const patient = { patientId: 'VWR3', patientName: '赵六', patientNameEn: 'Zhao^Liu' };
+    const s1 = await receive(deviceA, { ...patient, accessionNumber: e1.examCode, studyDate: today });
+    const s2 = await receive(deviceA, { ...patient, accessionNumber: e2.examCode, studyDate: today });
+    const unmatched = await receive(deviceA, { ...patient, studyDate: '20250101' });
     const byExam = await call('POST', '/api/pacs/v1/study/compare', doctor, { examIds: [e1.id, e2.id] });
     expect(byExam.body.status).toBe('0');
     expect(byExam.body.data.list.map((s: { studyUid: string; examId: number }) => [s.studyUid, s.examId]).sort()).toEqual(
