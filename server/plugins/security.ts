@@ -18,8 +18,10 @@ export interface SecurityOptions {
 export function contentSecurityPolicy(opts: SecurityOptions = {}): string {
   const directives: Record<string, string[]> = {
     'default-src': ["'self'"],
-    // 'wasm-unsafe-eval': the viewer's image codecs are WebAssembly; it allows no eval of script text.
-    'script-src': ["'self'", "'wasm-unsafe-eval'", ...(opts.scriptHashes ?? []).map((h) => `'${h}'`)],
+    // 'wasm-unsafe-eval': the viewer's image codecs are WebAssembly. 'unsafe-eval': Formily
+    // compiles the schema forms' {{ }} expressions (reactions, fillers) with new Function;
+    // without it the registration form does not render. No inline script is allowed.
+    'script-src': ["'self'", "'unsafe-eval'", "'wasm-unsafe-eval'", ...(opts.scriptHashes ?? []).map((h) => `'${h}'`)],
     'script-src-attr': ["'none'"],
     // antd writes its CSS-in-JS into <style> elements at run time.
     'style-src': ["'self'", "'unsafe-inline'"],
