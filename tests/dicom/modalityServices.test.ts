@@ -191,6 +191,9 @@ describe.each(dbKinds)('DICOM MPPS and storage commitment on %s', (kind) => {
 
     test("when the requester has gone, the report goes on a new association to the device's address", async () => {
       const reports: Array<{ eventTypeId: number; dataset: Record<string, any>; calling: string }> = [];
+      // Settled by the first report that arrives: the test waits for it, not for a time.
+      let reported!: () => void;
+      const firstReport = new Promise<void>((resolve) => (reported = resolve));
       let calling = '';
       class CommitmentScu extends Scp {
         override associationRequested(a: association.Association): void {
@@ -206,6 +209,7 @@ describe.each(dbKinds)('DICOM MPPS and storage commitment on %s', (kind) => {
         }
         override nEventReportRequest(request: requests.NEventReportRequest, callback: (r: responses.NEventReportResponse) => void): void {
           reports.push({ eventTypeId: request.getEventTypeId(), dataset: request.getDataset()?.getElements() ?? {}, calling });
+          reported();
           const response = responses.NEventReportResponse.fromRequest(request);
           response.setStatus(0);
           callback(response);
@@ -230,8 +234,7 @@ describe.each(dbKinds)('DICOM MPPS and storage commitment on %s', (kind) => {
         await scu.write(pData([{ contextId: 1, command: true, last: true, value: command }, { contextId: 1, command: false, last: true, value: dataset }]));
         expect((await scu.nextCommand()).status).toBe(0);
         scu.abort();
-        const deadline = Date.now() + 30_000;
-        while (!reports.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        await firstReport;
         expect(reports).toHaveLength(1);
         expect(reports[0]).toMatchObject({ eventTypeId: 1, calling: AE, dataset: { TransactionUID: '1.2.826.0.1.3680043.10.1082.82.901' } });
         expect(reports[0].dataset.ReferencedSOPSequence).toHaveLength(3);
