@@ -105,6 +105,9 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
     return {
       valueType: 'select',
       request: load ? () => load(all) : undefined,
+      // Pro-table fetches a column's options once per `params`: keyed on the language,
+      // a language switch fetches them again, so dictionary labels follow it at once.
+      params: load ? { locale: opts.locale } : undefined,
       fieldProps: { showSearch: true, optionFilterProp: 'label', ...(f.type === 'array' ? { mode: 'multiple' } : {}) },
     };
   }
