@@ -81,6 +81,34 @@ function templateDir(kind: DbKind): string {
 }
 
 const READY = 'ready';
+/** A template not rebuilt or built for this long belongs to an older tree: it is removed. */
+const STALE_MS = 24 * 3600_000;
+
+/**
+ * Removes the templates of older trees (every edit of a source builds a new one, so
+ * they pile up): folders of this kind whose ready mark is older than STALE_MS, and for
+ * PostgreSQL their databases, and those left without a folder. Runs after a build,
+ * under its lock; a concurrent run on another tree uses a template younger than that.
+ */
+async function pruneTemplates(kind: DbKind, admin?: Client): Promise<void> {
+  const prefix = `rcloud-tpl-${kind}-`;
+  const current = templateHash();
+  const live = new Set<string>([current]);
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    if (!name.startsWith(prefix) || name.endsWith('.lock')) continue;
+    const hash = name.slice(prefix.length);
+    if (hash === current) continue;
+    // A folder without its mark may be another run's build in progress: judged by its own age.
+    const mark = fs.statSync(path.join(os.tmpdir(), name, READY), { throwIfNoEntry: false }) ?? fs.statSync(path.join(os.tmpdir(), name));
+    if (Date.now() - mark.mtimeMs < STALE_MS) live.add(hash);
+    else fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+  }
+  if (!admin) return;
+  const dbs = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'rcloud\\_tpl\\_%'");
+  for (const { datname } of dbs.rows) {
+    if (!live.has(datname.slice('rcloud_tpl_'.length))) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+}
 
 /** Runs the first start (migrate, seed, print layouts, demo images) into `dataDir` on `db`. */
 async function seedInto(db: Db, dataDir: string): Promise<void> {
@@ -130,6 +158,7 @@ async function pgliteTemplate(): Promise<string> {
     fs.writeFileSync(path.join(dir, 'pglite.tar'), Buffer.from(await dump.arrayBuffer()));
     fs.rmSync(pgdata, { recursive: true, force: true });
     fs.writeFileSync(path.join(dir, READY), new Date().toISOString());
+    await pruneTemplates('pglite');
   });
   return dir;
 }
@@ -152,9 +181,12 @@ async function postgresTemplate(admin: string): Promise<string> {
     // A build that died half-way leaves a database without the ready mark: start again.
     await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     fs.rmSync(dir, { recursive: true, force: true });
+    // The folder first: another run's pruning keeps a database whose folder is young.
+    fs.mkdirSync(dir, { recursive: true });
     await c.query(`CREATE DATABASE ${name}`);
     await seedInto(await openDb({ databaseUrl: withDatabase(admin, name) }), path.join(dir, 'data'));
     fs.writeFileSync(path.join(dir, READY), new Date().toISOString());
+    await pruneTemplates('postgres', c);
     return dir;
   } finally {
     await c.end();
