@@ -97,7 +97,7 @@ export class ViewerSession implements ViewerApi {
   private readonly subscribers = new Set<() => void>();
   private readonly global: Array<[string, Listener]> = [];
   /** Index or window a synchronised viewport was just told to take: its own event for it is not passed on. */
-  private readonly expectedIndex = new Map<string, number>();
+  private readonly expectedIndex = new Map<string, number[]>();
   private readonly expectedVoi = new Map<string, string>();
   private current: ViewerSnapshot = { viewports: [], measurements: [], tool: 'windowLevel', sync: false };
   private tool: ToolKey = 'windowLevel';
@@ -621,19 +621,27 @@ export class ViewerSession implements ViewerApi {
   private newImage(cell: Cell, index: number) {
     const before = cell.index;
     cell.index = index;
-    const expected = this.expectedIndex.get(cell.id);
-    this.expectedIndex.delete(cell.id);
+    // Indexes this viewport was told to take by a partner, oldest first: its own events
+    // for them are not passed on. A quick wheel sends several before the first arrives.
+    const pending = this.expectedIndex.get(cell.id) ?? [];
+    const told = pending.indexOf(index);
+    if (told >= 0) pending.splice(0, told + 1);
+    if (!pending.length) this.expectedIndex.delete(cell.id);
     if (cell.error?.kind === 'loadFailed') cell.error = undefined;
     // Before its first image is drawn, the viewport's news wait for the draw (rendered): the screen's update does not go first.
     if (cell.rendered) this.changed();
-    if (!this.sync || expected === index || index === before) return;
+    if (!this.sync || told >= 0 || index === before) return;
     const delta = index - before;
     for (const other of this.partners(cell)) {
       const vp = this.viewport(other.id);
       if (!vp || !other.stack) continue;
-      const target = Math.min(other.stack.imageIds.length - 1, Math.max(0, other.index + delta));
-      if (target === other.index) continue;
-      this.expectedIndex.set(other.id, target);
+      // From where the partner was last sent, not where it has got to yet: no step is lost.
+      const queue = this.expectedIndex.get(other.id) ?? [];
+      const from = queue.length ? queue[queue.length - 1] : other.index;
+      const target = Math.min(other.stack.imageIds.length - 1, Math.max(0, from + delta));
+      if (target === from) continue;
+      queue.push(target);
+      this.expectedIndex.set(other.id, queue);
       void vp.setImageIdIndex(target);
     }
   }
