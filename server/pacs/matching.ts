@@ -11,7 +11,7 @@
  * match, the exam list's calls and exam registration all come through here.
  */
 import policyFile from '../../config/matching.json';
-import type { MatchingPolicy } from '../../src/types/generated/matchingPolicy';
+import type { MatchingPolicy } from '../../src/shared/generated/matchingPolicy';
 import { HAN } from '../../config/person';
 import { translate } from '../../locales';
 import type { Db, Queryable } from '../db';

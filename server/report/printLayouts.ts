@@ -18,7 +18,7 @@ import type { ListSpec } from '../lib/list';
 import { dropNulls, uniqueOr } from '../lib/resource';
 import { loadSchemas } from '../lib/schemas';
 import { ROOT } from '../paths';
-import type { PrintLayout } from '../../src/types/generated/entities/printLayout';
+import type { PrintLayout } from '../../src/shared/generated/entities/printLayout';
 
 export type { PrintLayout };
 

@@ -26,7 +26,7 @@ import { caller } from '../plugins/auth';
 import { rowMasker } from './gradeSafety';
 import { renderedPathSql } from '../pacs/thumbnail';
 import { rematchForExam } from '../pacs/matching';
-import type { Exam } from '../../src/types/generated/entities/exam';
+import type { Exam } from '../../src/shared/generated/entities/exam';
 import { common, idParams } from '../lib/schemas';
 
 /** Exam states of codes/examState.json. */

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import examSchema from '../../schemas/entities/exam.json';
 import examLogSchema from '../../schemas/entities/examLog.json';
-import type { ExamLog } from '../../src/types/generated/entities/examLog';
+import type { ExamLog } from '../../src/shared/generated/entities/examLog';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { examRow } from './exam';

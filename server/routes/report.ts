@@ -35,7 +35,7 @@ import { masker, rowMasker } from './gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';
-import type { ReportAction } from '../../src/types/generated/entities/reportAction';
+import type { ReportAction } from '../../src/shared/generated/entities/reportAction';
 import { idParams } from '../lib/schemas';
 
 /** A workflow action as the audit trail records it: the lock's renewal every 40 s is the open page's heartbeat, not an access of its own. */

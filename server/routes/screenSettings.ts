@@ -14,8 +14,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
-import type { FormLayout } from '../../src/types/generated/entities/formLayout';
-import type { ScreenSetting } from '../../src/types/generated/entities/screenSetting';
+import type { FormLayout } from '../../src/shared/generated/entities/formLayout';
+import type { ScreenSetting } from '../../src/shared/generated/entities/screenSetting';
 import commonSetting from '../../schemas/entities/commonSetting.json';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';

@@ -19,7 +19,7 @@ import { usePermissionMap } from '../schema/permissions';
 import { dicomDateText, dicomNameText } from '../utils/dicom';
 import { useTranslate } from '../schema/useTranslate';
 import { formatTime } from '../utils/format';
-import type { Study } from '../types/generated/entities/study';
+import type { Study } from '../shared/generated/entities/study';
 
 type StudyRow = Study & { id: number };
 type SeriesRow = NonNullable<Study['series']>[number];

@@ -8,7 +8,7 @@
 import table from '../../config/workflows/report.json';
 import { reasonLimits, type TextLimits } from '../schema/inputs';
 import { entityModel } from '../schema/model';
-import type { Action, ReportWorkflow } from '../types/generated/reportWorkflow';
+import type { Action, ReportWorkflow } from '../shared/generated/reportWorkflow';
 
 export const WORKFLOW = table as unknown as ReportWorkflow;
 

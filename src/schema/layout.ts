@@ -7,8 +7,8 @@
  * place next to its view neighbour (or the end of its form group), so a later change of
  * a view never hides anything.
  */
-import type { FormLayout, FormLayoutGroup } from '../types/generated/entities/formLayout';
-import type { ScreenSetting } from '../types/generated/entities/screenSetting';
+import type { FormLayout, FormLayoutGroup } from '../shared/generated/entities/formLayout';
+import type { ScreenSetting } from '../shared/generated/entities/screenSetting';
 import type { View, ViewForm } from './types';
 import { viewForm } from './views';
 

@@ -5,7 +5,7 @@
  * form serves regionOrg, centralHospital and hospital).
  */
 import routes from '../../config/routes.json';
-import { viewFiles } from '../types/generated/catalog';
+import { viewFiles } from '../shared/generated/catalog';
 import type { View, ViewForm } from './types';
 
 export const views: Readonly<Record<string, View>> = Object.freeze(viewFiles as unknown as Record<string, View>);

@@ -7,7 +7,7 @@ import { observer } from '@formily/react';
 import { Typography } from 'antd';
 import type { FormAsideProps } from '../../schema/formAsides';
 import { useTranslate } from '../../schema/useTranslate';
-import type { PrintLayout } from '../../types/generated/entities/printLayout';
+import type { PrintLayout } from '../../shared/generated/entities/printLayout';
 import { ReportSheet, SheetDesk } from './ReportSheet';
 import { sampleSheet, sheetModel, type PrintItem } from './sheet';
 

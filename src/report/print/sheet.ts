@@ -8,7 +8,7 @@
  */
 import { valueWithUnit } from '../../../locales';
 import type { Translate } from '../../schema/types';
-import type { PrintLayout } from '../../types/generated/entities/printLayout';
+import type { PrintLayout } from '../../shared/generated/entities/printLayout';
 import { formatTime } from '../../utils/format';
 
 export type PrintItem = PrintLayout['fields'][number];
