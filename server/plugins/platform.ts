@@ -5,8 +5,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { entityModel } from '../../src/schema/model';
-import { entityNames } from '../../src/schema/schemas';
+import { entityModel } from '../../src/shared/schema/model';
+import { entityNames } from '../../src/shared/schema/schemas';
 import resourceRegistry from '../../config/resources.json';
 import app from '../../config/app.json';
 import { translate } from '../../locales';

@@ -7,7 +7,7 @@
  */
 import table from '../../config/workflows/report.json';
 import { reasonLimits, type TextLimits } from '../schema/inputs';
-import { entityModel } from '../schema/model';
+import { entityModel } from '../shared/schema/model';
 import type { Action, ReportWorkflow } from '../shared/generated/reportWorkflow';
 
 export const WORKFLOW = table as unknown as ReportWorkflow;

@@ -7,8 +7,8 @@
 import reportWorkflow from '../../config/workflows/report.json';
 import { request as defaultRequest, type RequestFn } from '../services/request';
 import { fillPath } from './pathTemplate';
-import { schemaAt } from './schemas';
-import type { InputSpec, RowAction, Translate } from './types';
+import { schemaAt } from '../shared/schema/schemas';
+import type { InputSpec, RowAction, Translate } from '../shared/schema/types';
 
 /** The workflow tables by name (config/workflows/<name>.json; the server checks them against schemas/reportWorkflow.json). */
 const WORKFLOWS: Record<string, { actions: Record<string, { description: string; reason?: string }> }> = { report: reportWorkflow };

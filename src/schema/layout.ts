@@ -9,8 +9,8 @@
  */
 import type { FormLayout, FormLayoutGroup } from '../shared/generated/entities/formLayout';
 import type { ScreenSetting } from '../shared/generated/entities/screenSetting';
-import type { View, ViewForm } from './types';
-import { viewForm } from './views';
+import type { View, ViewForm } from '../shared/schema/types';
+import { viewForm } from '../shared/schema/views';
 
 export type { FormLayout, FormLayoutGroup, ScreenSetting };
 export type ColumnSetting = NonNullable<ScreenSetting['columns']>[number];

@@ -8,9 +8,9 @@
  *   order, as "label: value", one per line, each formatted by the same rules
  */
 import { formatTime } from '../utils/format';
-import { entityModel, type FieldInfo } from './model';
+import { entityModel, type FieldInfo } from '../shared/schema/model';
 import { fieldLabelKey } from './toFormily';
-import type { RowList, Translate } from './types';
+import type { RowList, Translate } from '../shared/schema/types';
 
 export interface RowListColumn {
   key: string;

@@ -7,7 +7,7 @@
  * /qualityControl preview feeds it sample values (sampleSheet).
  */
 import { valueWithUnit } from '../../../locales';
-import type { Translate } from '../../schema/types';
+import type { Translate } from '../../shared/schema/types';
 import type { PrintLayout } from '../../shared/generated/entities/printLayout';
 import { formatTime } from '../../utils/format';
 
