@@ -11,7 +11,7 @@ import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import { inScope as examScope } from '../routes/exam';
 import type { DicomJson } from '../pacs/dicomFile';
-import { TAG, instanceInfo, sortInstances } from '../../src/viewer/dicomJson';
+import { TAG, instanceInfo, sortInstances } from '../../src/shared/dicomJson';
 
 export const PREFIX = '/dicom-web';
 

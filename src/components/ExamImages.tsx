@@ -18,7 +18,7 @@ import type { ActionDialogProps } from '../schema/dialogs';
 import { usePermissionMap } from '../schema/permissions';
 import { dicomDateText, dicomNameText } from '../utils/dicom';
 import { useTranslate } from '../schema/useTranslate';
-import { formatTime } from '../utils/format';
+import { formatTime } from '../shared/format';
 import type { Study } from '../shared/generated/entities/study';
 
 type StudyRow = Study & { id: number };

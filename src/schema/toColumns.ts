@@ -22,7 +22,7 @@ import dayjs from 'dayjs';
 import type { ReactNode } from 'react';
 import { valueWithUnit } from '../../locales';
 import { dicomText } from '../utils/dicom';
-import { formatMoney } from '../utils/format';
+import { formatMoney } from '../shared/format';
 import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type DayInput } from '../shared/dateRanges';
 import { entityModel, field as fieldOf, type FieldInfo } from '../shared/schema/model';
 import { codeOptions } from '../shared/schema/schemas';

@@ -18,7 +18,7 @@ import { useBusy } from '../../schema/useBusy';
 import { useTranslate } from '../../schema/useTranslate';
 import { request, RequestError } from '../../services/request';
 import { PrintRoot, ReportSheet, SheetDesk } from './ReportSheet';
-import { sheetModel, type PrintSheet } from './sheet';
+import { sheetModel, type PrintSheet } from '../../shared/printSheet';
 
 const R = '/api/report/v1';
 
