@@ -18,7 +18,7 @@ import type { Db, Queryable } from '../db';
 import { AppError } from '../lib/errors';
 import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
 import { checkAgainstSchema } from '../lib/schemas';
-import { EXAM_STATE, writeLog, type LogActor } from '../routes/exam';
+import { EXAM_STATE, writeLog, type LogActor } from '../exam/domain';
 
 /** The policy, checked against schemas/matchingPolicy.json when the server starts (a bad file stops it). */
 export function checkPolicy(candidate: unknown): MatchingPolicy {

@@ -18,7 +18,7 @@ import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import { loadSchemas } from '../lib/schemas';
 import { validationFailure } from '../plugins/platform';
-import { inScope } from '../routes/exam';
+import { inScope } from '../exam/domain';
 import { syncCrisisNotice } from './crisis';
 import { EFFECTS, GUARDS, type ActionContext, type ActionInput, type ReportContent, type ReportRow } from './guards';
 import { transitionFrom, WORKFLOW, type Action } from './workflow';

@@ -19,7 +19,7 @@ import { dayKey } from '../lib/examRules';
 import { renderedPathSql } from '../pacs/thumbnail';
 import { namesExam, WAITING } from '../pacs/reviewQueue';
 import { assertImageChange, compareWithExam, evaluate, linkStudy, refreshExamImages, reviewText, studyServesHospital, unlinkStudy, type Review } from '../pacs/matching';
-import { examRow, writeLog } from './exam';
+import { examRow, writeLog } from '../exam/domain';
 import type { Study } from '../../src/shared/generated/entities/study';
 import { common, idParams } from '../lib/schemas';
 

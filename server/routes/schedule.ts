@@ -17,7 +17,7 @@ import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
-import { EXAM_STATE, examRow, inScope, writeLog } from './exam';
+import { EXAM_STATE, examRow, inScope, writeLog } from '../exam/domain';
 import { rowMasker } from './gradeSafety';
 import { common } from '../lib/schemas';
 

@@ -25,7 +25,7 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { firstInstances } from '../dicomweb/resources';
-import { examRow } from './exam';
+import { examRow } from '../exam/domain';
 import { gradeSafetyOn } from './gradeSafety';
 import type { CommonSetting } from '../../src/shared/generated/entities/commonSetting';
 import type { Study } from '../../src/shared/generated/entities/study';
