@@ -15,7 +15,7 @@ import { scopeSql } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import type { ListSpec } from '../lib/list';
 import type { FileStorage } from '../storage';
-import { rowMasker } from '../routes/gradeSafety';
+import { rowMasker } from '../identity/gradeSafety';
 import { allowedActions, modeOf, type ReportRow } from './engine';
 import { hospitalLayout, type PrintLayout } from './printLayouts';
 import { SIGNED_ITEMS, type PrintSheet, type SheetSignature, type SignedItem } from '../../src/shared/printSheet';

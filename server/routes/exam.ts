@@ -5,7 +5,7 @@
  * termination), hide, and a patient's history. Every save and action runs in one
  * transaction and writes an exam_log row; registering an exam or changing it judges
  * the unmatched studies that may be its again (server/pacs/matching.ts). Patient
- * identifiers are masked on the way out when grade safety is on (./gradeSafety.ts).
+ * identifiers are masked on the way out when grade safety is on (../identity/gradeSafety.ts).
  * Touches the exam, exam_item_line, exam_log, exam_code_counter and
  * exam_code_region_counter tables; reads org, device, exam_item and organ. The exam
  * domain (states, scope, list query, log) is ../exam/domain.ts and the rules of a save
@@ -21,7 +21,7 @@ import { dropNulls, registerResource } from '../lib/resource';
 import { runList, type ListBody } from '../lib/list';
 import { EXAM_MASKS } from '../lib/masking';
 import { caller } from '../plugins/auth';
-import { rowMasker } from './gradeSafety';
+import { rowMasker } from '../identity/gradeSafety';
 import type { Exam } from '../../src/shared/generated/entities/exam';
 import { common, idParams } from '../lib/schemas';
 import { EXAM_STATE, FROM, LIST_SELECT, examDetail, examListQuery, examRow, inScope, listSpec, writeLog, type ExamLogAction, type ExamRow } from '../exam/domain';

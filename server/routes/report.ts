@@ -31,7 +31,7 @@ import { qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { LIST_RIGHTS, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
-import { masker, rowMasker } from './gradeSafety';
+import { masker, rowMasker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';

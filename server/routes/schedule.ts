@@ -18,7 +18,7 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { EXAM_STATE, examRow, inScope, writeLog } from '../exam/domain';
-import { rowMasker } from './gradeSafety';
+import { rowMasker } from '../identity/gradeSafety';
 import { common } from '../lib/schemas';
 
 /**

@@ -26,7 +26,7 @@ import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { firstInstances } from '../dicomweb/resources';
 import { examRow } from '../exam/domain';
-import { gradeSafetyOn } from './gradeSafety';
+import { gradeSafetyOn } from '../identity/gradeSafety';
 import type { CommonSetting } from '../../src/shared/generated/entities/commonSetting';
 import type { Study } from '../../src/shared/generated/entities/study';
 import { common } from '../lib/schemas';
