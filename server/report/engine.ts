@@ -17,7 +17,7 @@ import { hasPermission } from '../identity/access';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import { loadSchemas } from '../lib/schemas';
-import { validationFailure } from '../plugins/platform';
+import { validationFailure } from '../lib/http';
 import { inScope } from '../exam/domain';
 import { syncCrisisNotice } from './crisis';
 import { EFFECTS, GUARDS, type ActionContext, type ActionInput, type ReportContent, type ReportRow } from './guards';
