@@ -28,9 +28,11 @@ export const AJV_OPTIONS = {
 /**
  * Every JSON Schema under schemas/ but the views (screen descriptions for the client,
  * not schemas of API payloads), each with its $id; throws on a missing or repeated $id.
+ * Fresh copies, as reading the files gave: Fastify and its OpenAPI plugin keep what
+ * they are given, and one app must not see another's (tests build several).
  */
 export function loadSchemas(): Array<{ $id: string }> {
-  const out = schemaFiles as Array<{ $id: string }>;
+  const out = structuredClone(schemaFiles) as Array<{ $id: string }>;
   const seen = new Set<string>();
   for (const s of out) {
     if (!s.$id) throw new Error(`a schema under schemas/ has no $id: ${JSON.stringify(s).slice(0, 80)}`);
