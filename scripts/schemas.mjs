@@ -1,5 +1,5 @@
 // `npm run schemas`: TypeScript types generated from every JSON Schema under schemas/
-// (entities, codes, shared primitives, the view format) into src/types/generated/,
+// (entities, codes, shared primitives, the view format) into src/shared/generated/,
 // one module per schema. Nobody edits those files; `npm run schemas:check` (part of
 // `npm test`) fails when they are stale.
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import { compile } from 'json-schema-to-typescript';
 import { root } from './ui-build.mjs';
 
 const SCHEMAS = path.join(root, 'schemas');
-const OUT = path.join(root, 'src', 'types', 'generated');
+const OUT = path.join(root, 'src', 'shared', 'generated');
 const check = process.argv.includes('--check');
 
 function schemaFiles(dir, rel = '') {
@@ -99,5 +99,5 @@ if (check) {
     fs.mkdirSync(path.dirname(path.join(OUT, rel)), { recursive: true });
     fs.writeFileSync(path.join(OUT, rel), ts);
   }
-  console.log(`schemas: ${expected.size} type modules written to src/types/generated/`);
+  console.log(`schemas: ${expected.size} type modules written to src/shared/generated/`);
 }

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashFiles, root } from './ui-build.mjs';
 
-const INPUTS = ['server', 'config', 'locales', 'mock', 'package.json', 'package-lock.json'];
+// src/shared (and the schemas its catalogue imports) is server code too.
+const INPUTS = ['server', 'src/shared', 'schemas', 'config', 'locales', 'mock', 'package.json', 'package-lock.json'];
 export const serverBundle = path.join(root, '.build', 'server.cjs');
 const stamp = path.join(root, '.build', 'server.stamp');
 

@@ -12,7 +12,7 @@ import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDUL
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
 import { insertDemoReports } from './report/seed';
-import { saveUserSetting } from './routes/screenSettings';
+import { saveUserSetting } from './identity/userSettings';
 import { syntheticSeries } from '../mock/dicom';
 import type { Archive, IngestResult } from './pacs/archive';
 import { linkStudy } from './pacs/matching';

@@ -9,7 +9,7 @@
  */
 import crypto from 'node:crypto';
 import type { Db, Queryable } from '../db';
-import { EXAM_STATE, writeLog, type ExamLogAction, type LogActor } from '../routes/exam';
+import { EXAM_STATE, writeLog, type ExamLogAction, type LogActor } from '../exam/domain';
 import type { NaturalDataset } from './worklist';
 
 export const MPPS_STATUS = { inProgress: 'IN PROGRESS', completed: 'COMPLETED', discontinued: 'DISCONTINUED' } as const;

@@ -10,7 +10,7 @@ import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { maskMedicalCardNo, maskName, maskPhone } from '../lib/masking';
 import type { DicomJson } from '../pacs/dicomFile';
-import { masksFor } from '../routes/gradeSafety';
+import { masksFor } from '../identity/gradeSafety';
 
 type PersonName = { Alphabetic?: string; Ideographic?: string; Phonetic?: string };
 

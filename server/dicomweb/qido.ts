@@ -7,7 +7,7 @@
  * from the stored study, series and instance metadata. Reads the archive tables only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { caller } from '../plugins/auth';
+import { caller } from '../lib/http';
 import { scopeSql, wildcardToLike } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import { resolveTag, TAG } from './dictionary';

@@ -9,9 +9,9 @@ import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
-import { inScope as examScope } from '../routes/exam';
+import { inScope as examScope } from '../exam/domain';
 import type { DicomJson } from '../pacs/dicomFile';
-import { TAG, instanceInfo, sortInstances } from '../../src/viewer/dicomJson';
+import { TAG, instanceInfo, sortInstances } from '../../src/shared/dicomJson';
 
 export const PREFIX = '/dicom-web';
 

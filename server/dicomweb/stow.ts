@@ -8,7 +8,7 @@
  */
 import fsp from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { caller } from '../plugins/auth';
+import { caller } from '../lib/http';
 import { AppError } from '../lib/errors';
 import { InvalidDicomError, readDicomHeader, type DicomJson } from '../pacs/dicomFile';
 import { InstanceRefusedError } from '../pacs/archive';

@@ -8,7 +8,7 @@
  * file storage; writes nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { caller } from '../plugins/auth';
+import { caller } from '../lib/http';
 import type { DicomJson } from '../pacs/dicomFile';
 import { encodePng } from '../lib/png';
 import { encodeJpeg } from '../lib/jpeg';

@@ -28,8 +28,8 @@ import { listConditions, type ListBody, type ListSpec } from '../lib/list';
 import { maskRow } from '../lib/masking';
 import { dropNulls } from '../lib/resource';
 import { QueueWorker } from '../lib/queueWorker';
-import { gradeSafetyOn } from '../routes/gradeSafety';
-import { getView } from '../../src/schema/views';
+import { gradeSafetyOn } from '../identity/gradeSafety';
+import { getView } from '../../src/shared/schema/views';
 import { sheetColumns, localDateTime } from './sheet';
 
 export type ExportState = 'queued' | 'running' | 'done' | 'failed';

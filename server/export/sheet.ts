@@ -6,8 +6,8 @@
  * Pure apart from the locale dictionaries; no I/O.
  */
 import { translate, valueWithUnit } from '../../locales';
-import { entityModel } from '../../src/schema/model';
-import type { View } from '../../src/schema/types';
+import { entityModel } from '../../src/shared/schema/model';
+import type { View } from '../../src/shared/schema/types';
 
 export interface SheetColumn {
   field: string;

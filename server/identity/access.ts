@@ -6,6 +6,7 @@
  */
 import permissions from '../../config/permissions.json';
 import routes from '../../config/routes.json';
+import { can } from '../../src/shared/permissions';
 
 export type PermissionMap = Record<string, string[]>;
 
@@ -19,9 +20,9 @@ export function assertPermissionKey(key: string): void {
   }
 }
 
+/** The check the client makes too (src/shared/permissions.ts). */
 export function hasPermission(map: PermissionMap | undefined, key: string): boolean {
-  const [module, action] = key.split(':');
-  return !!map?.[module]?.includes(action);
+  return can(map, key);
 }
 
 /** Keeps only declared modules and actions, without duplicates (what a role may store). */

@@ -1,24 +1,15 @@
 /**
  * Pure rules of exam registration shared by the exam routes and the demo seed:
  * numbering formats and the pre-assigned Study Instance UID, plus the patient rules of
- * config/person.ts (age from a birth date, pinyin of a name) that the form shares. No I/O: the counters live in the routes.
+ * config/person.ts (age from a birth date, pinyin of a name) that the form shares. No I/O: the counters live in
+ * server/exam/domain.ts.
  */
 import crypto from 'node:crypto';
 import { pinyin } from 'pinyin-pro';
 import { pinyinName as personName, type PinyinFn } from '../../config/person';
 
-/**
- * The region's working day decides which daily counter a number comes from; the
- * region is in China Standard Time whatever zone the server runs in.
- */
-export const REGION_TIME_ZONE = 'Asia/Shanghai';
-
-const dayFormat = new Intl.DateTimeFormat('en-CA', { timeZone: REGION_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' });
-
-/** "20250314" for the region's calendar day of `at`. */
-export function dayKey(at: Date): string {
-  return dayFormat.format(at).replace(/-/g, '');
-}
+// The region's time (its zone and calendar day) is code both sides run.
+export { REGION_TIME_ZONE, dayKey } from '../../src/shared/regionTime';
 
 /**
  * Exam number = DICOM Accession Number (SH, at most 16 characters): the day and a

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors';
-import { t } from '../plugins/platform';
+import { t } from './http';
 
 const DAY_MS = 86_400_000;
 

@@ -20,7 +20,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import registry from '../../config/resources.json';
-import { entityModel, type FieldInfo } from '../../src/schema/model';
+import { entityModel, type FieldInfo } from '../../src/shared/schema/model';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { requireHospital, scopeSql, type ScopeTarget } from '../identity/scope';

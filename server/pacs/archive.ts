@@ -8,7 +8,7 @@
 import fsp from 'node:fs/promises';
 import type { Db, Queryable, QueryResult } from '../db';
 import type { FileStorage, TempFile } from '../storage';
-import type { LogActor } from '../routes/exam';
+import type { LogActor } from '../exam/domain';
 import { HEAD_BYTES, InvalidDicomError, int, parseDicomHeader, readDicomHeader, readHead, str, type DicomHeader, type DicomJson, type HeadHeader } from './dicomFile';
 import { autoMatch, logMatch, refreshExamImages } from './matching';
 

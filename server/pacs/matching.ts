@@ -11,14 +11,14 @@
  * match, the exam list's calls and exam registration all come through here.
  */
 import policyFile from '../../config/matching.json';
-import type { MatchingPolicy } from '../../src/types/generated/matchingPolicy';
+import type { MatchingPolicy } from '../../src/shared/generated/matchingPolicy';
 import { HAN } from '../../config/person';
 import { translate } from '../../locales';
 import type { Db, Queryable } from '../db';
 import { AppError } from '../lib/errors';
 import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
 import { checkAgainstSchema } from '../lib/schemas';
-import { EXAM_STATE, writeLog, type LogActor } from '../routes/exam';
+import { EXAM_STATE, writeLog, type LogActor } from '../exam/domain';
 
 /** The policy, checked against schemas/matchingPolicy.json when the server starts (a bad file stops it). */
 export function checkPolicy(candidate: unknown): MatchingPolicy {

@@ -2,7 +2,7 @@
  * Which studies of the review queue (dicom_study.match_review, see ./matching Review)
  * name an exam: the policy's closest candidate (examId) or one of several agreeing
  * exams (examCodes). SQL fragments only, with no imports, so the exam list's query
- * (../routes/exam) can use them without a cycle through the matching module.
+ * (../exam/domain.ts) can use them without a cycle through the matching module.
  */
 
 /** A study row `s` waiting on the review queue. Served by dicom_study_review_idx (partial, by hospital). */

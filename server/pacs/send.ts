@@ -24,7 +24,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../db';
 import type { FileStorage } from '../storage';
 import { AppError } from '../lib/errors';
-import { writeLog, type ExamRow, type LogActor } from '../routes/exam';
+import { writeLog, type ExamRow, type LogActor } from '../exam/domain';
 import { proposedContexts, readAll, sendInstances } from '../dicom/retrieve';
 import type { RetrieveInstance } from '../dicom/query';
 import { OutboundAssociation } from '../dicom/scu';

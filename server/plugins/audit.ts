@@ -11,32 +11,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AuditTrail, type AuditOutcome, type PatientRef } from '../audit/trail';
-import auditActions from '../../schemas/codes/auditAction.json';
-import auditObjects from '../../schemas/codes/auditObject.json';
+import { AuditTrail, type AuditOutcome } from '../audit/trail';
+import { AUDIT_ACTIONS, AUDIT_OBJECTS, type AuditAction, type AuditDeclaration, type AuditSpec } from '../audit/declaration';
 
-/** What a call does, as the auditor filters it: the code table is the one list (a route naming another fails at start-up). */
-export const AUDIT_ACTIONS: readonly string[] = auditActions.enum;
-export type AuditAction = string;
-/** The object types, likewise one code table. */
-export const AUDIT_OBJECTS: readonly string[] = auditObjects.enum;
-
-export interface AuditSpec {
-  action: AuditAction;
-  /** The object type recorded (an entity name: exam, report, study, user, role, config…). */
-  object: string;
-  /**
-   * Where the object's id is: `params.<name>`, `body.<name>`, `query.<name>`, or `reply`
-   * (the answer's data.id: what a create made).
-   */
-  id?: string;
-  /** The id names patient data: an exam (a report's id is its exam's), a study row or a Study Instance UID. */
-  patient?: PatientRef;
-  /** Where a public route names who acts (the login's mobile): `body.<name>` or `params.<name>`. */
-  subject?: string;
-}
-
-export type AuditDeclaration = 'none' | AuditSpec;
+// Declared in ../audit/declaration.ts; re-exported for the routes that import them from here.
+export { AUDIT_ACTIONS, AUDIT_OBJECTS, type AuditAction, type AuditDeclaration, type AuditSpec };
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -12,31 +12,16 @@ import { AppError } from '../lib/errors';
 import { assertPermissionKey, hasPermission } from '../identity/access';
 import { hasRegionScope } from '../identity/grants';
 import { resolveSession, type AuthContext } from '../identity/sessions';
-import { sendError } from './platform';
+import { caller, sendError, tokenOf, type RouteAccess } from '../lib/http';
+
+// Handlers import these from ../lib/http.ts; re-exported for the routes that import them from here.
+export { caller, tokenOf, type RouteAccess };
 
 /** The API documentation (plugins/docs.ts): Swagger UI's page and assets are public... */
 export const DOCS_PREFIX = '/api/docs';
 /** ...the document itself (JSON, YAML) is for system configuration administrators. */
 export const DOCS_DOCUMENT = /^\/api\/docs\/(json|yaml)$/;
 export const DOCS_PERMISSION = 'system.generalConfig:edit';
-
-export interface RouteAccess {
-  public?: boolean;
-  session?: boolean;
-  /** "module:action", or several of which the caller needs any (the handler then checks the one that applies). */
-  permission?: string | string[];
-  /** Allowed before the caller has chosen a hospital (several memberships). */
-  allowWithoutHospital?: boolean;
-  /** Allowed while the password has expired (to change it). */
-  allowWhenPasswordExpired?: boolean;
-  /**
-   * Only a caller with region scope passes (PACS006 otherwise): routes that change what
-   * the whole region shares (region-owned settings, dictionaries, exam parts, QC rules).
-   */
-  regionScope?: boolean;
-  /** The route reads one row by this path parameter: the authorization test tries another hospital's id. */
-  scoped?: { resource: string; param: string };
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig extends RouteAccess {}
@@ -47,20 +32,6 @@ declare module 'fastify' {
     /** Every /api route with its access declaration (the authorization test walks it). */
     apiRoutes: Array<{ method: string; url: string; access: RouteAccess }>;
   }
-}
-
-/** The caller of a route that is not public (handlers may rely on it). */
-export function caller(request: FastifyRequest): AuthContext {
-  if (!request.auth) throw new AppError('UAA005');
-  return request.auth;
-}
-
-export function tokenOf(request: FastifyRequest): string | undefined {
-  const header = request.headers['x-auth-token'];
-  if (typeof header === 'string' && header) return header;
-  const authz = request.headers.authorization;
-  if (authz?.startsWith('Bearer ')) return authz.slice(7).trim() || undefined;
-  return undefined;
 }
 
 async function auth(fastify: FastifyInstance) {

@@ -5,13 +5,13 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { entityModel } from '../../src/schema/model';
-import { entityNames } from '../../src/schema/schemas';
+import { entityModel } from '../../src/shared/schema/model';
+import { entityNames } from '../../src/shared/schema/schemas';
 import resourceRegistry from '../../config/resources.json';
 import app from '../../config/app.json';
-import { translate } from '../../locales';
 import { databaseFailure } from '../lib/dbErrors';
-import { AppError, errorTextKey } from '../lib/errors';
+import { AppError } from '../lib/errors';
+import { sendError, t, validationFailure } from '../lib/http';
 import { requestLanguage } from '../lib/language';
 
 declare module 'fastify' {
@@ -20,60 +20,11 @@ declare module 'fastify' {
   }
 }
 
+// Handlers import these from ../lib/http.ts; re-exported for the routes that import them from here.
+export { sendError, t, validationFailure };
+
 /** Paths under /api that answer without the X-App-Id header (probes, API docs). */
 const OPEN_API_PATHS = [/^\/api\/health$/, /^\/api\/docs(\/|$)/];
-
-export function t(request: FastifyRequest, key: string, params?: Record<string, unknown>): string {
-  return translate(request.lang, key, params);
-}
-
-/** Sends a catalogue failure in the envelope with its HTTP status. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
-  const body: Record<string, unknown> = {
-    status: err.code,
-    message: t(request, errorTextKey(err.code), err.params),
-    ...err.extra,
-  };
-  if (err.httpStatus >= 500) body.requestId = request.id;
-  // The audit trail records the code of every refusal (plugins/audit.ts).
-  request.errorCode = err.code;
-  return reply.code(err.httpStatus).type('application/json; charset=utf-8').send(body);
-}
-
-/** ajv keyword → validation.<key> text; the first failing field is named in the reply. */
-const KEYWORD_KEYS: Record<string, string> = {
-  required: 'validation.required',
-  minLength: 'validation.minLength',
-  maxLength: 'validation.maxLength',
-  minimum: 'validation.minimum',
-  maximum: 'validation.maximum',
-  exclusiveMinimum: 'validation.minimum',
-  exclusiveMaximum: 'validation.maximum',
-  enum: 'validation.enum',
-  const: 'validation.enum',
-  format: 'validation.format',
-  pattern: 'validation.pattern',
-  type: 'validation.type',
-  additionalProperties: 'validation.additionalProperties',
-  minItems: 'validation.minItems',
-  maxItems: 'validation.maxItems',
-  uniqueItems: 'validation.uniqueItems',
-};
-
-export function validationFailure(error: FastifyError): AppError {
-  const first = error.validation?.[0] as
-    | { keyword: string; instancePath?: string; params?: Record<string, any> }
-    | undefined;
-  if (!first) return new AppError('UAA421', { detail: error.message }, {});
-  const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
-  const field =
-    first.params?.missingProperty ??
-    first.params?.additionalProperty ??
-    (pathParts.length ? pathParts.join('.') : error.validationContext ?? '');
-  const key = KEYWORD_KEYS[first.keyword] ?? 'validation.invalid';
-  const limit = first.params?.limit ?? first.params?.comparison;
-  return new AppError('UAA421', { detailKey: key, field, limit }, { field });
-}
 
 async function platform(fastify: FastifyInstance, opts: { appIds: string[] }) {
   const appIds = new Set(opts.appIds);

@@ -27,7 +27,7 @@ import { scopeSql, type ScopeTarget } from '../identity/scope';
 import type { AuthContext } from '../identity/sessions';
 import { AppError } from '../lib/errors';
 import { runList, type ListBody, type ListSpec } from '../lib/list';
-import { inScope } from '../routes/exam';
+import { inScope } from '../exam/domain';
 import type { ActionContext } from './guards';
 import type { Model } from './read';
 

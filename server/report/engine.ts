@@ -9,16 +9,15 @@
  * report_lock, report_request, report_assignee (via effects), exam (the two copied
  * columns), exam_log and report_crisis (critical-value notices, ./crisis.ts).
  */
-import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyError } from 'fastify';
 import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
-import { loadSchemas } from '../lib/schemas';
-import { validationFailure } from '../plugins/platform';
-import { inScope } from '../routes/exam';
+import { schemaCheck } from '../lib/ajv';
+import { validationFailure } from '../lib/http';
+import { inScope } from '../exam/domain';
 import { syncCrisisNotice } from './crisis';
 import { EFFECTS, GUARDS, type ActionContext, type ActionInput, type ReportContent, type ReportRow } from './guards';
 import { transitionFrom, WORKFLOW, type Action } from './workflow';
@@ -153,17 +152,9 @@ export function allowedActions(report: ReportRow, me: AuthContext): string[] {
 }
 
 // Reasons are checked against the common.json definition each action names (text200, text3000).
-const reasonAjv = new Ajv({ allErrors: false, strict: false, validateFormats: false });
-for (const s of loadSchemas()) reasonAjv.addSchema(s);
-const reasonValidators = new Map<string, ValidateFunction>();
-
 function checkReason(definition: string, reason: string | undefined): void {
   if (reason === undefined || reason === '') throw new AppError('UAA421', { detailKey: 'validation.required', field: 'reason' }, { field: 'reason' });
-  let v = reasonValidators.get(definition);
-  if (!v) {
-    v = reasonAjv.compile({ $ref: `common.json#/definitions/${definition}` });
-    reasonValidators.set(definition, v);
-  }
+  const v = schemaCheck(`common.json#/definitions/${definition}`);
   if (!v(reason)) {
     // The platform's own mapping of a schema failure to UAA421, so the reply reads as any other field's.
     throw validationFailure({ validation: v.errors!.map((e) => ({ ...e, instancePath: '/reason' })), validationContext: 'body' } as unknown as FastifyError);

@@ -24,7 +24,7 @@ import { scopeSql } from '../identity/scope';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { ACKNOWLEDGE_RIGHT, crisisCount } from './crisis';
-import { inScope } from '../routes/exam';
+import { inScope } from '../exam/domain';
 import { WORKFLOW } from './workflow';
 import type { Model } from './read';
 

@@ -9,16 +9,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ValidateFunction } from 'ajv';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { requireHospital, type DataScope } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import type { ListSpec } from '../lib/list';
 import { dropNulls, uniqueOr } from '../lib/resource';
-import { loadSchemas } from '../lib/schemas';
+import { schemaCheck } from '../lib/ajv';
 import { ROOT } from '../paths';
-import type { PrintLayout } from '../../src/types/generated/entities/printLayout';
+import type { PrintLayout } from '../../src/shared/generated/entities/printLayout';
 
 export type { PrintLayout };
 
@@ -42,14 +41,9 @@ export function repeatedItem(layout: Pick<PrintLayout, 'fields'>): number | unde
 }
 
 /** Validates layout files as the API's bodies are (defaults filled), without Fastify. */
-let fileValidator: ValidateFunction | undefined;
 function validateLayout(data: unknown): string[] {
-  if (!fileValidator) {
-    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, useDefaults: true });
-    for (const s of loadSchemas()) ajv.addSchema(s);
-    fileValidator = ajv.getSchema('entities/printLayout.json')!;
-  }
-  return fileValidator(data) ? [] : (fileValidator.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
+  const validate = schemaCheck('entities/printLayout.json');
+  return validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
 
 export interface LayoutFiles {

@@ -15,10 +15,10 @@ import { scopeSql } from '../identity/scope';
 import { AppError } from '../lib/errors';
 import type { ListSpec } from '../lib/list';
 import type { FileStorage } from '../storage';
-import { rowMasker } from '../routes/gradeSafety';
+import { rowMasker } from '../identity/gradeSafety';
 import { allowedActions, modeOf, type ReportRow } from './engine';
 import { hospitalLayout, type PrintLayout } from './printLayouts';
-import { SIGNED_ITEMS, type PrintSheet, type SheetSignature, type SignedItem } from '../../src/report/print/sheet';
+import { SIGNED_ITEMS, type PrintSheet, type SheetSignature, type SignedItem } from '../../src/shared/printSheet';
 
 /** The report columns of the doctor items that may sign with a picture. */
 const SIGNERS: Record<SignedItem, { user: 'writer_id' | 'reviewer_id'; name: 'writer_name' | 'reviewer_name' }> = {

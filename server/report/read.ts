@@ -10,7 +10,7 @@ import type { AuthContext } from '../identity/sessions';
 import type { ListSpec } from '../lib/list';
 import { dropNulls } from '../lib/resource';
 import reportOperationType from '../../schemas/codes/reportOperationType.json';
-import { GRADE_SAFETY_ON_SQL } from '../routes/gradeSafety';
+import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
 import { allowedActions, loadReport, modeOf, REPORT_SCOPE, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
 

@@ -10,7 +10,7 @@
 import table from '../../config/workflows/report.json';
 import reportStateCodes from '../../schemas/codes/reportState.json';
 import common from '../../schemas/common.json';
-import type { Action, ReportWorkflow } from '../../src/types/generated/reportWorkflow';
+import type { Action, ReportWorkflow } from '../../src/shared/generated/reportWorkflow';
 import { assertPermissionKey } from '../identity/access';
 import { errorCatalogue } from '../../config/errors';
 import { checkAgainstSchema } from '../lib/schemas';

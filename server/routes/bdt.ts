@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/errors';
 import { registerResource, uniqueOr } from '../lib/resource';
 import { requireHospital, scopeSql } from '../identity/scope';
-import type { Department } from '../../src/types/generated/entities/department';
+import type { Department } from '../../src/shared/generated/entities/department';
 import dictionaryRoutes from './dictionary';
 import { common } from '../lib/schemas';
 

@@ -25,8 +25,8 @@ import { registerResource, uniqueOr } from '../lib/resource';
 import type { AuditDeclaration } from '../plugins/audit';
 import { caller } from '../plugins/auth';
 import { t, validationFailure } from '../plugins/platform';
-import type { Dictionary } from '../../src/types/generated/entities/dictionary';
-import type { DictionaryItem } from '../../src/types/generated/entities/dictionaryItem';
+import type { Dictionary } from '../../src/shared/generated/entities/dictionary';
+import type { DictionaryItem } from '../../src/shared/generated/entities/dictionaryItem';
 import { common } from '../lib/schemas';
 
 const MODULE = 'system.dictionary';

@@ -8,10 +8,10 @@
 import type { FastifyInstance } from 'fastify';
 import examSchema from '../../schemas/entities/exam.json';
 import examLogSchema from '../../schemas/entities/examLog.json';
-import type { ExamLog } from '../../src/types/generated/entities/examLog';
+import type { ExamLog } from '../../src/shared/generated/entities/examLog';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
-import { examRow } from './exam';
+import { examRow } from '../exam/domain';
 
 /** snake_case column → camelCase name ("his_patient_name" → "hisPatientName"). */
 const camel = (column: string) => column.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());

@@ -15,7 +15,7 @@ import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { requireRange } from '../lib/rangeFilter';
 import { ExportWorker, registerExportSource, type ExportState } from '../export/jobs';
-import { examListQuery } from './exam';
+import { examListQuery } from '../exam/domain';
 
 // The exam list's export: the list's columns and masking, newest registration first.
 registerExportSource('exam', { view: 'exam', fileTitle: 'menu.examination', query: examListQuery, keyset: { at: 'e.created_at', id: 'e.id' }, masked: true });

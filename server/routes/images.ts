@@ -19,8 +19,8 @@ import { dayKey } from '../lib/examRules';
 import { renderedPathSql } from '../pacs/thumbnail';
 import { namesExam, WAITING } from '../pacs/reviewQueue';
 import { assertImageChange, compareWithExam, evaluate, linkStudy, refreshExamImages, reviewText, studyServesHospital, unlinkStudy, type Review } from '../pacs/matching';
-import { examRow, writeLog } from './exam';
-import type { Study } from '../../src/types/generated/entities/study';
+import { examRow, writeLog } from '../exam/domain';
+import type { Study } from '../../src/shared/generated/entities/study';
 import { common, idParams } from '../lib/schemas';
 
 const studyScope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };

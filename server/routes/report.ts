@@ -31,11 +31,11 @@ import { qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { LIST_RIGHTS, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
-import { masker, rowMasker } from './gradeSafety';
+import { masker, rowMasker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';
-import type { ReportAction } from '../../src/types/generated/entities/reportAction';
+import type { ReportAction } from '../../src/shared/generated/entities/reportAction';
 import { idParams } from '../lib/schemas';
 
 /** A workflow action as the audit trail records it: the lock's renewal every 40 s is the open page's heartbeat, not an access of its own. */

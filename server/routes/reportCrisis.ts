@@ -12,7 +12,7 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls, registerResource } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { ACKNOWLEDGE_RIGHT, acknowledgeCrisis, CRISIS_LIST, crisisRow, listCrisis } from '../report/crisis';
-import { rowMasker } from './gradeSafety';
+import { rowMasker } from '../identity/gradeSafety';
 import { idParams } from '../lib/schemas';
 
 

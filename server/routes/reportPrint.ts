@@ -20,7 +20,7 @@ import { t } from '../plugins/platform';
 import { BATCH_BODY, loadReport, performEach } from '../report/engine';
 import { getLayout, LAYOUT_LIST, layoutOptions, mappingList, removeLayout, saveLayout, saveMapping, type PrintLayout } from '../report/printLayouts';
 import { assertMayPreview, getSignature, printSheet, saveSignature, signatureKey, signatureListSpec } from '../report/printSheet';
-import type { PrintSignature } from '../../src/types/generated/entities/printSignature';
+import type { PrintSignature } from '../../src/shared/generated/entities/printSignature';
 import { common, idParams } from '../lib/schemas';
 
 const objectReply = replies({ type: 'object', additionalProperties: true });

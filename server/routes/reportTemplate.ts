@@ -23,7 +23,7 @@ import { listBodySchema, runList, type ListBody, type ListSpec } from '../lib/li
 import { ok, replies } from '../lib/reply';
 import { dropNulls, uniqueOr } from '../lib/resource';
 import { caller } from '../plugins/auth';
-import type { Template } from '../../src/types/generated/entities/template';
+import type { Template } from '../../src/shared/generated/entities/template';
 import { common, idParams } from '../lib/schemas';
 
 type Scope = Template['scope'];

@@ -17,8 +17,8 @@ import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
-import { EXAM_STATE, examRow, inScope, writeLog } from './exam';
-import { rowMasker } from './gradeSafety';
+import { EXAM_STATE, examRow, inScope, writeLog } from '../exam/domain';
+import { rowMasker } from '../identity/gradeSafety';
 import { common } from '../lib/schemas';
 
 /**

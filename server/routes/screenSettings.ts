@@ -13,13 +13,13 @@
  * a stored value with its view (src/schema/layout.ts), so a stale key is harmless.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Queryable } from '../db';
-import type { FormLayout } from '../../src/types/generated/entities/formLayout';
-import type { ScreenSetting } from '../../src/types/generated/entities/screenSetting';
+import type { FormLayout } from '../../src/shared/generated/entities/formLayout';
+import type { ScreenSetting } from '../../src/shared/generated/entities/screenSetting';
 import commonSetting from '../../schemas/entities/commonSetting.json';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
+import { saveUserSetting } from '../identity/userSettings';
 
 /**
  * user_setting also holds the common settings of user info (examNotice, viewConfig, …
@@ -33,15 +33,6 @@ export const ORG_FORM_PREFIX = 'form:';
 const moduleRef = { $ref: 'entities/screenSetting.json#/definitions/module' };
 const moduleParams = { type: 'object', required: ['module'], properties: { module: moduleRef } };
 const orNull = (ref: string) => ({ anyOf: [{ $ref: ref }, { type: 'null' }] });
-
-/** Stores one user_setting row (a screen's setting or a common setting), replacing what was there. */
-export async function saveUserSetting(q: Queryable, userId: number, module: string, value: unknown): Promise<void> {
-  await q.query(
-    `INSERT INTO user_setting (user_id, module, value) VALUES ($1, $2, $3::jsonb)
-     ON CONFLICT (user_id, module) DO UPDATE SET value = excluded.value, updated_at = now()`,
-    [userId, module, JSON.stringify(value)],
-  );
-}
 
 /** A field in two groups, or a group twice, would make the merge guess: refuse it. */
 function assertDistinct(layout: FormLayout) {

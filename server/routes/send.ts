@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { requestSend, sendDestinations, sendStatus, SendWorker } from '../pacs/send';
-import { examRow } from './exam';
+import { examRow } from '../exam/domain';
 
 const statusSchema = {
   type: 'object',

@@ -39,7 +39,7 @@ import { revokeUserSessions, type AuthContext } from '../identity/sessions';
 import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
 import { superiorsSql } from '../identity/orgTree';
 import { readImageInfo } from '../lib/images';
-import type { Org } from '../../src/types/generated/entities/org';
+import type { Org } from '../../src/shared/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
 import auditLogRoutes from './auditLog';
 import gradeSafetyRoutes from './gradeSafety';

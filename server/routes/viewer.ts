@@ -25,10 +25,10 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { firstInstances } from '../dicomweb/resources';
-import { examRow } from './exam';
-import { gradeSafetyOn } from './gradeSafety';
-import type { CommonSetting } from '../../src/types/generated/entities/commonSetting';
-import type { Study } from '../../src/types/generated/entities/study';
+import { examRow } from '../exam/domain';
+import { gradeSafetyOn } from '../identity/gradeSafety';
+import type { CommonSetting } from '../../src/shared/generated/entities/commonSetting';
+import type { Study } from '../../src/shared/generated/entities/study';
 import { common } from '../lib/schemas';
 
 const scope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };

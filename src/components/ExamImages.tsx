@@ -18,8 +18,8 @@ import type { ActionDialogProps } from '../schema/dialogs';
 import { usePermissionMap } from '../schema/permissions';
 import { dicomDateText, dicomNameText } from '../utils/dicom';
 import { useTranslate } from '../schema/useTranslate';
-import { formatTime } from '../utils/format';
-import type { Study } from '../types/generated/entities/study';
+import { formatTime } from '../shared/format';
+import type { Study } from '../shared/generated/entities/study';
 
 type StudyRow = Study & { id: number };
 type SeriesRow = NonNullable<Study['series']>[number];

@@ -11,7 +11,7 @@ import { Button, Flex, Tooltip } from 'antd';
 import { Suspense, useState } from 'react';
 import { dialogComponent, dialogNames } from '../schema/dialogs';
 import { useTranslate } from '../schema/useTranslate';
-import type { ReportAction } from '../types/generated/entities/reportAction';
+import type { ReportAction } from '../shared/generated/entities/reportAction';
 import { AskDialog } from './ActionDialogs';
 import type { ReportDetail } from './api';
 import { actionOf, AUTOMATIC_ACTIONS, DIALOG_ACTIONS, needsOf, needsContent, type Needs } from './workflow';

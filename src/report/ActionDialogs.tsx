@@ -9,7 +9,7 @@
 import { Form, Input, Modal, Select } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslate } from '../schema/useTranslate';
-import type { ReportAction } from '../types/generated/entities/reportAction';
+import type { ReportAction } from '../shared/generated/entities/reportAction';
 import { assigneeChoices, superiorChoices, type Choice } from './api';
 import type { Needs } from './workflow';
 

@@ -10,7 +10,7 @@ import { SchemaForm } from '../schema/SchemaForm';
 import { useEntityForm } from '../schema/useEntityForm';
 import { useFormLayout } from '../schema/useScreenSettings';
 import { useTranslate } from '../schema/useTranslate';
-import { views } from '../schema/views';
+import { views } from '../shared/schema/views';
 
 const COLUMNS = 2;
 

@@ -7,7 +7,7 @@
 import { Result, Table } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { rowListColumns } from '../schema/rowList';
-import type { RowList } from '../schema/types';
+import type { RowList } from '../shared/schema/types';
 import { useTranslate } from '../schema/useTranslate';
 import { operationLogs, REPORT_API } from './api';
 

@@ -6,7 +6,7 @@
 import { createForm } from '@formily/core';
 import { useMemo } from 'react';
 import { SchemaForm } from '../schema/SchemaForm';
-import type { View } from '../schema/types';
+import type { View } from '../shared/schema/types';
 
 /** A view of `entity` that only lays out one form (no list, no route of its own). */
 export function formView(entity: string, key: string, fields: string[], columns: number): View {

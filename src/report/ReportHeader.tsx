@@ -7,7 +7,7 @@ import { ArrowLeftOutlined, LeftOutlined, LockOutlined, QuestionCircleOutlined, 
 import { Button, Flex, Popover, Space, Tag, Tooltip, Typography } from 'antd';
 import { valueWithUnit } from '../../locales';
 import { useTranslate } from '../schema/useTranslate';
-import { formatTime } from '../utils/format';
+import { formatTime } from '../shared/format';
 import { KeysHelp } from '../viewer/KeysHelp';
 import type { ReportDetail } from './api';
 

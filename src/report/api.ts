@@ -6,9 +6,9 @@
  * choices, templates and the work list the "next report" walks. No React here.
  */
 import { buildHeaders, buildUrl, apiBase, request } from '../services/request';
-import type { Report } from '../types/generated/entities/report';
-import type { ReportAction } from '../types/generated/entities/reportAction';
-import type { Template } from '../types/generated/entities/template';
+import type { Report } from '../shared/generated/entities/report';
+import type { ReportAction } from '../shared/generated/entities/reportAction';
+import type { Template } from '../shared/generated/entities/template';
 
 export const REPORT_API = '/api/report/v1';
 

@@ -5,7 +5,7 @@
  * again), and a template applied by replacing or appending. Pure.
  */
 import { reasonProblem, type TextLimits } from '../schema/inputs';
-import type { ReportAction } from '../types/generated/entities/reportAction';
+import type { ReportAction } from '../shared/generated/entities/reportAction';
 import type { ReportDetail } from './api';
 import type { contentLimits } from './workflow';
 

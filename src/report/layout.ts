@@ -5,7 +5,7 @@
  * server (`panes`), so it follows the user to another machine. Pure: a stored value is
  * checked before it is used, and anything odd falls back to the defaults.
  */
-import type { ScreenSetting } from '../types/generated/entities/screenSetting';
+import type { ScreenSetting } from '../shared/generated/entities/screenSetting';
 import type { ViewerPanels } from '../viewer/types';
 
 export const REPORT_PAGE_MODULE = 'reportDetail';

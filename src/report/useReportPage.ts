@@ -12,7 +12,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { errorCatalogue } from '../../config/errors';
 import { NETWORK_ERROR, RequestError } from '../services/request';
 import { useTranslate } from '../schema/useTranslate';
-import type { ReportAction } from '../types/generated/entities/reportAction';
+import type { ReportAction } from '../shared/generated/entities/reportAction';
 import { performAction, reportDetail, type ReportDetail } from './api';
 import { contentBody, draftOf, draftProblems, sameDraft, type Draft, type DraftField, type Problem } from './content';
 import { useReportLock } from './useReportLock';

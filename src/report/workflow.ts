@@ -5,12 +5,12 @@
  * higher-level hospital), which carry the report's content, and the content's limits.
  * The limits mirror schemas/ for the user's comfort; the server decides. Pure.
  */
-import table from '../../config/workflows/report.json';
 import { reasonLimits, type TextLimits } from '../schema/inputs';
-import { entityModel } from '../schema/model';
-import type { Action, ReportWorkflow } from '../types/generated/reportWorkflow';
+import { entityModel } from '../shared/schema/model';
+import type { Action } from '../shared/generated/reportWorkflow';
+import { WORKFLOWS } from '../shared/workflows';
 
-export const WORKFLOW = table as unknown as ReportWorkflow;
+export const WORKFLOW = WORKFLOWS.report;
 
 /** Actions the page runs by itself (the lock's heartbeat), never offered as buttons. */
 export const AUTOMATIC_ACTIONS: readonly string[] = ['renew'];

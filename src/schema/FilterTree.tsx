@@ -11,11 +11,11 @@ import { App, Card, Form, Input, Modal, Tree, Typography } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { request, type QueryValue } from '../services/request';
 import { textRule } from './inputs';
-import { entityModel } from './model';
+import { entityModel } from '../shared/schema/model';
 import { usePermissionMap } from './permissions';
 import { rowActionAllowed } from './rowActions';
 import { filterTreeData, nodeNames, renameBody, TREE_ROOT, type TreeNodeIn } from './treeFilters';
-import type { TreeSpec, View } from './types';
+import type { TreeSpec, View } from '../shared/schema/types';
 import { useBusy } from './useBusy';
 import { useTranslate } from './useTranslate';
 

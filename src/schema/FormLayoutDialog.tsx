@@ -11,9 +11,9 @@ import { screenSettings } from '../services/screenSettings';
 import { mergeFormLayout, moveFieldToGroup, moveFieldWithin, toFormLayout, type FormLayout } from './layout';
 import { MoveButtons, SettingsDialog } from './SettingsDialog';
 import { fieldLabelKey, groupLabelKey } from './toFormily';
-import type { View } from './types';
+import type { View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
-import { viewForm, viewName } from './views';
+import { viewForm, viewName } from '../shared/schema/views';
 
 export interface FormLayoutDialogProps {
   /** The view as its file has it (not laid out): its groups are the ones offered. */

@@ -8,11 +8,11 @@ import { useTranslation } from 'react-i18next';
 import { FormAside } from './formAsides';
 import { PageConfigButton } from './PageConfigButton';
 import { SchemaForm } from './SchemaForm';
-import type { View } from './types';
+import type { View } from '../shared/schema/types';
 import { useBusy } from './useBusy';
 import { overwriteOffer, useEntityForm } from './useEntityForm';
 import { useFormLayout } from './useScreenSettings';
-import { viewForm, type FormMode } from './views';
+import { viewForm, type FormMode } from '../shared/schema/views';
 
 export interface FormModalProps {
   view: View;

@@ -11,7 +11,7 @@ import { useBusy } from './useBusy';
 import { VALIDATION_FAILED } from './useEntityForm';
 import { loadChoices, reasonLimits, textRule, type Choice } from './inputs';
 import { rowActionTextKey, runRowAction } from './rowActions';
-import type { InputSpec, RowAction, View } from './types';
+import type { InputSpec, RowAction, View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
 
 export interface InputDialogProps {

@@ -7,7 +7,7 @@ import { Button } from 'antd';
 import { useState } from 'react';
 import { FormLayoutDialog } from './FormLayoutDialog';
 import type { FormLayout } from './layout';
-import type { View } from './types';
+import type { View } from '../shared/schema/types';
 import { useCanConfigurePage } from './useScreenSettings';
 import { useTranslate } from './useTranslate';
 

@@ -14,9 +14,9 @@ import { resourceApi } from './resource';
 import { pickFilters, rowActionTextKey, runPick } from './rowActions';
 import { toColumns, toListQuery, type Row } from './toColumns';
 import { useLatestList } from './useLatestList';
-import type { PickSpec, RowAction, View } from './types';
+import type { PickSpec, RowAction, View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
-import { getView } from './views';
+import { getView } from '../shared/schema/views';
 
 export interface PickDialogProps {
   view: View;

@@ -8,7 +8,7 @@ import { useState } from 'react';
 import { moveItem, querySettingRows, type QuerySetting } from './layout';
 import { MoveButtons, SettingsDialog } from './SettingsDialog';
 import { fieldLabelKey } from './toFormily';
-import type { View } from './types';
+import type { View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
 
 export interface QueryOptionsDialogProps {

@@ -7,7 +7,7 @@ import { Modal, Result, Table } from 'antd';
 import { useEffect, useMemo, useState } from 'react';
 import { loadRowList, rowActionTextKey } from './rowActions';
 import { rowListColumns } from './rowList';
-import type { RowAction, View } from './types';
+import type { RowAction, View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
 
 export interface RowListDialogProps {

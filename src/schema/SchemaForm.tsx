@@ -8,9 +8,9 @@ import { Form as FormilyForm, PreviewText } from '@formily/antd-v5';
 import { useMemo } from 'react';
 import { SchemaField } from './registry';
 import { toFormily } from './toFormily';
-import type { View } from './types';
+import type { View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
-import type { FormMode } from './views';
+import type { FormMode } from '../shared/schema/views';
 
 export interface SchemaFormProps {
   view: View;

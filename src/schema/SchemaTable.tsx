@@ -44,11 +44,11 @@ import { AuthImage } from './components/AuthImage';
 import { ProgressCell } from './components/ProgressCell';
 import { excelButtons } from './components/ExcelImport';
 import { exportButtons } from './components/ExportJob';
-import type { RowAction, Translate, View } from './types';
+import type { RowAction, Translate, View } from '../shared/schema/types';
 import { useLatestList } from './useLatestList';
 import { useUserScreenSetting } from './useScreenSettings';
 import { useTranslate } from './useTranslate';
-import { viewName, type FormMode } from './views';
+import { viewName, type FormMode } from '../shared/schema/views';
 
 export interface SchemaTableProps {
   view: View;

@@ -12,7 +12,7 @@ import { useEffect, useState } from 'react';
 import { request } from '../services/request';
 import { ActionDialog } from './dialogs';
 import { answerCounts, rowActionTextKey, runToolbarCall } from './rowActions';
-import type { ToolbarAction, View } from './types';
+import type { ToolbarAction, View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
 
 export interface ToolbarActionButtonProps {

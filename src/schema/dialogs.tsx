@@ -9,7 +9,7 @@ import { App } from 'antd';
 import { lazy, Suspense, useMemo, type ComponentType, type LazyExoticComponent } from 'react';
 import { usePermissionMap } from './permissions';
 import { rowActionAllowed, rowActionTextKey, runRowAction } from './rowActions';
-import type { DialogSpec, View } from './types';
+import type { DialogSpec, View } from '../shared/schema/types';
 import { useTranslate } from './useTranslate';
 
 /** What every registered dialog is given. */

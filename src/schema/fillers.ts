@@ -14,7 +14,7 @@ import type { Field, Form } from '@formily/core';
 import { untracked } from '@formily/reactive';
 import { ageFromBirthDate, HAN, pinyinName, type PinyinFn } from '../../config/person';
 import { defaultLoader, dependsOf, type OptionLoader } from './totals';
-import type { OptionSource, Scalar } from './types';
+import type { OptionSource, Scalar } from '../shared/schema/types';
 
 /** What the option filler needs besides the value: the targets, the source's options, what they depend on, how to load them. */
 export interface FillContext {

@@ -6,7 +6,7 @@
  */
 import type { Form } from '@formily/core';
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
-import type { FormMode } from './views';
+import type { FormMode } from '../shared/schema/views';
 
 export interface FormAsideProps {
   form: Form;

@@ -5,10 +5,10 @@
  * "unchanged"), and which form field a server validation failure (UAA421 with
  * `field`) belongs to.
  */
-import { entityModel, type FieldInfo } from './model';
+import { entityModel, type FieldInfo } from '../shared/schema/model';
 import type { Entity } from './resource';
-import type { View } from './types';
-import { viewForm } from './views';
+import type { View } from '../shared/schema/types';
+import { viewForm } from '../shared/schema/views';
 
 /**
  * A new record: the entity's defaults for the fields the form shows, one empty row

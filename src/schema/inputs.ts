@@ -4,14 +4,11 @@
  * the same definition), and the choices a call answers for the row. Texts are the
  * caller's; calls go through the injected request function.
  */
-import reportWorkflow from '../../config/workflows/report.json';
 import { request as defaultRequest, type RequestFn } from '../services/request';
 import { fillPath } from './pathTemplate';
-import { schemaAt } from './schemas';
-import type { InputSpec, RowAction, Translate } from './types';
-
-/** The workflow tables by name (config/workflows/<name>.json; the server checks them against schemas/reportWorkflow.json). */
-const WORKFLOWS: Record<string, { actions: Record<string, { description: string; reason?: string }> }> = { report: reportWorkflow };
+import { schemaAt } from '../shared/schema/schemas';
+import { WORKFLOWS } from '../shared/workflows';
+import type { InputSpec, RowAction, Translate } from '../shared/schema/types';
 
 export interface TextLimits {
   minLength: number;

@@ -7,10 +7,10 @@
  * place next to its view neighbour (or the end of its form group), so a later change of
  * a view never hides anything.
  */
-import type { FormLayout, FormLayoutGroup } from '../types/generated/entities/formLayout';
-import type { ScreenSetting } from '../types/generated/entities/screenSetting';
-import type { View, ViewForm } from './types';
-import { viewForm } from './views';
+import type { FormLayout, FormLayoutGroup } from '../shared/generated/entities/formLayout';
+import type { ScreenSetting } from '../shared/generated/entities/screenSetting';
+import type { View, ViewForm } from '../shared/schema/types';
+import { viewForm } from '../shared/schema/views';
 
 export type { FormLayout, FormLayoutGroup, ScreenSetting };
 export type ColumnSetting = NonNullable<ScreenSetting['columns']>[number];

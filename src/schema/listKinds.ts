@@ -6,7 +6,7 @@
  */
 import { can, type PermissionMap } from '../session/access';
 import { actionPermissionKey } from './rowActions';
-import type { ListKind, View } from './types';
+import type { ListKind, View } from '../shared/schema/types';
 
 /** Does the map grant one of the kind's rights? */
 export function kindAllowed(view: View, kind: ListKind, map: PermissionMap | null | undefined): boolean {

@@ -7,8 +7,8 @@
  */
 import type { RequestFn } from '../services/request';
 import { resourceApi } from './resource';
-import { codeOptions } from './schemas';
-import type { Option, OptionSource, Scalar, Translate } from './types';
+import { codeOptions } from '../shared/schema/schemas';
+import type { Option, OptionSource, Scalar, Translate } from '../shared/schema/types';
 
 const cache = new Map<string, Promise<Option[]>>();
 

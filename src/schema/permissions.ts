@@ -7,7 +7,7 @@
 import { can, type PermissionMap } from '../session/access';
 import { useSession } from '../session/store';
 import { rowConditionsHold } from './rowActions';
-import type { RowCondition, View, ViewAction } from './types';
+import type { RowCondition, View, ViewAction } from '../shared/schema/types';
 
 export type { PermissionMap };
 

@@ -7,7 +7,7 @@
 import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
 import registry from '../../config/resources.json';
 import type { ListQuery } from './toColumns';
-import type { Option, Scalar } from './types';
+import type { Option, Scalar } from '../shared/schema/types';
 
 export interface ListReply<T> {
   list: T[];

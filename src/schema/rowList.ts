@@ -7,10 +7,10 @@
  * - a list shows its values joined; an object its present properties, in the schema's
  *   order, as "label: value", one per line, each formatted by the same rules
  */
-import { formatTime } from '../utils/format';
-import { entityModel, type FieldInfo } from './model';
+import { formatTime } from '../shared/format';
+import { entityModel, type FieldInfo } from '../shared/schema/model';
 import { fieldLabelKey } from './toFormily';
-import type { RowList, Translate } from './types';
+import type { RowList, Translate } from '../shared/schema/types';
 
 export interface RowListColumn {
   key: string;

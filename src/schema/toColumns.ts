@@ -22,12 +22,12 @@ import dayjs from 'dayjs';
 import type { ReactNode } from 'react';
 import { valueWithUnit } from '../../locales';
 import { dicomText } from '../utils/dicom';
-import { formatMoney } from '../utils/format';
-import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type DayInput } from './dateRanges';
-import { entityModel, field as fieldOf, type FieldInfo } from './model';
-import { codeOptions } from './schemas';
+import { formatMoney } from '../shared/format';
+import { QUICK_RANGES, quickRangeDays, toDayFilterRange, toFilterRange, type DayInput } from '../shared/dateRanges';
+import { entityModel, field as fieldOf, type FieldInfo } from '../shared/schema/model';
+import { codeOptions } from '../shared/schema/schemas';
 import { fieldLabelKey } from './toFormily';
-import type { FieldHint, Option, OptionSource, ProgressHint, Scalar, SortSpec, Translate, View } from './types';
+import type { FieldHint, Option, OptionSource, ProgressHint, Scalar, SortSpec, Translate, View } from '../shared/schema/types';
 
 export type Row = Record<string, unknown>;
 export type Column = ProColumns<Row>;

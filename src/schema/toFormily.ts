@@ -25,10 +25,10 @@
  */
 import type { ISchema } from '@formily/json-schema';
 import { STRING_FORMATS } from '../../config/formats';
-import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from './model';
-import { codeOptions } from './schemas';
-import type { FieldHint, SumSpec, Translate, View } from './types';
-import { viewForm, type FormMode } from './views';
+import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from '../shared/schema/model';
+import { codeOptions } from '../shared/schema/schemas';
+import type { FieldHint, SumSpec, Translate, View } from '../shared/schema/types';
+import { viewForm, type FormMode } from '../shared/schema/views';
 
 export interface FormilyOptions {
   t: Translate;

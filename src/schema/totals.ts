@@ -10,7 +10,7 @@
 import type { Field, Form } from '@formily/core';
 import { untracked } from '@formily/reactive';
 import { loadOptions } from './options';
-import type { Option, OptionSource, Scalar, SumSpec } from './types';
+import type { Option, OptionSource, Scalar, SumSpec } from '../shared/schema/types';
 
 /** A sum's spec as toFormily hands it to $sum: the hint and the option source of "<of>.<option>". */
 export type SumReactionSpec = SumSpec & { source: OptionSource };

@@ -3,7 +3,7 @@
  * children}) as tree data under one "all" root, down to the view's levels, and the
  * list filters a chosen node stands for (its name and its ancestors' on their levels).
  */
-import type { TreeSpec } from './types';
+import type { TreeSpec } from '../shared/schema/types';
 
 export interface TreeNodeIn {
   name?: unknown;

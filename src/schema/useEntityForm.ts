@@ -10,8 +10,8 @@ import { RequestError } from '../services/request';
 import { errorFieldPath, initialValues, toPayload } from './formData';
 import { invalidateOptions } from './options';
 import { resourceApi, type Entity } from './resource';
-import type { View } from './types';
-import type { FormMode } from './views';
+import type { View } from '../shared/schema/types';
+import type { FormMode } from '../shared/schema/views';
 
 export const VALIDATION_FAILED = 'UAA421';
 

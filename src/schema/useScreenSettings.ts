@@ -9,8 +9,8 @@ import { screenSettings } from '../services/screenSettings';
 import { useSession } from '../session/store';
 import { applyFormLayout, type FormLayout, type ScreenSetting } from './layout';
 import { allows, usePermissionMap } from './permissions';
-import type { View } from './types';
-import { viewName } from './views';
+import type { View } from '../shared/schema/types';
+import { viewName } from '../shared/schema/views';
 
 export function useUserScreenSetting(module: string) {
   const [state, setState] = useState<{ loaded: boolean; setting: ScreenSetting | null }>({ loaded: false, setting: null });

@@ -1,7 +1,7 @@
 /** react-i18next's `t` as the engine's plain Translate, changing identity with the language. */
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Translate } from './types';
+import type { Translate } from '../shared/schema/types';
 
 export function useTranslate(): { t: Translate; language: string } {
   const { t, i18n } = useTranslation();

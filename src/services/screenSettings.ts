@@ -4,8 +4,8 @@
  * Reads are quiet: a screen whose setting cannot be read shows its view's defaults,
  * which is no reason to interrupt the user. `req` is injectable for tests.
  */
-import type { FormLayout } from '../types/generated/entities/formLayout';
-import type { ScreenSetting } from '../types/generated/entities/screenSetting';
+import type { FormLayout } from '../shared/generated/entities/formLayout';
+import type { ScreenSetting } from '../shared/generated/entities/screenSetting';
 import { request as defaultRequest, type RequestFn } from './request';
 
 export const UCENTER = '/api/ucenter/v1';

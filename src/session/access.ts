@@ -6,31 +6,8 @@
  */
 import type { RouteEntry } from '../routes/table';
 
-export type PermissionMap = Record<string, readonly string[] | undefined>;
-
-/**
- * `module:action` → module and action. Module keys may hold dots ("system.user"),
- * never colons, so the last colon splits.
- */
-export function parsePermission(permission: string): { module: string; action: string } | undefined {
-  const at = permission.lastIndexOf(':');
-  if (at <= 0 || at === permission.length - 1) return undefined;
-  return { module: permission.slice(0, at), action: permission.slice(at + 1) };
-}
-
-/** May the user do `module:action`? A malformed key is refused. */
-export function can(permissionMap: PermissionMap | null | undefined, permission: string): boolean {
-  const parsed = parsePermission(permission);
-  if (!parsed || !permissionMap) return false;
-  const actions = permissionMap[parsed.module];
-  return Array.isArray(actions) && actions.includes(parsed.action);
-}
-
-/** Does the user hold any right in the module (enough to see its screen)? */
-export function canSee(permissionMap: PermissionMap | null | undefined, moduleKey: string): boolean {
-  const actions = permissionMap?.[moduleKey];
-  return Array.isArray(actions) && actions.length > 0;
-}
+// The check itself is code both sides run.
+export { can, canSee, parsePermission, type PermissionMap } from '../shared/permissions';
 
 /**
  * May a route show for a user with this menuList? Routes without a `permission`

@@ -7,9 +7,9 @@
  */
 import { apiBase, buildHeaders, buildUrl, request } from '../services/request';
 import { readArrayBody } from './streamJson';
-import { DECODABLE_SYNTAXES, TAG, instanceInfo, sortInstances, text, number, type DicomJson, type InstanceInfo } from './dicomJson';
+import { DECODABLE_SYNTAXES, TAG, instanceInfo, sortInstances, text, number, type DicomJson, type InstanceInfo } from '../shared/dicomJson';
 
-export { DECODABLE_SYNTAXES, TAG, instanceInfo, number, numbers, sortInstances, text, value, type DicomJson, type InstanceInfo } from './dicomJson';
+export { DECODABLE_SYNTAXES, TAG, instanceInfo, number, numbers, sortInstances, text, value, type DicomJson, type InstanceInfo } from '../shared/dicomJson';
 
 export function instanceUrl(base: string, studyUid: string, seriesUid: string, sopInstanceUid: string): string {
   return `${base.replace(/\/+$/, '')}/dicom-web/studies/${studyUid}/series/${seriesUid}/instances/${sopInstanceUid}`;

@@ -10,8 +10,8 @@ import { createForm, type Form } from '@formily/core';
 import type { ISchema } from '@formily/json-schema';
 import { translate } from '../../locales';
 import { toFormily } from '@/schema/toFormily';
-import { views } from '@/schema/views';
-import type { View } from '@/schema/types';
+import { views } from '@/shared/schema/views';
+import type { View } from '@/shared/schema/types';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 

@@ -7,7 +7,7 @@
  * - organisations: a parent (field error) of the right kind (UCENTER105), duplicate name UCENTER102,
  *   delete with members UCENTER107, options by kind within the scope
  */
-import { signaturePng as png } from '../../mock/images';
+import { signaturePng as png } from '../support/images';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';

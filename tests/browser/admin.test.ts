@@ -17,7 +17,7 @@
  */
 import app from '../../config/app.json';
 import { translate } from '../../locales';
-import { signaturePng as png } from '../../mock/images';
+import { signaturePng as png } from '../support/images';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';

@@ -10,7 +10,7 @@
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import app from '../../config/app.json';
-import { formatTime } from '../../src/utils/format';
+import { formatTime } from '../../src/shared/format';
 import { openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 

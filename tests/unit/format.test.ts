@@ -2,7 +2,7 @@
  * Display formats of spec section 9: {y}-{m}-{d} {h}:{i}:{s}, ten-digit timestamps
  * as seconds, the time-ago steps, thousands separators and k/M/G short forms.
  */
-import { formatMoney, formatNumber, formatTime, shortNumber, timeAgo } from '../../src/utils/format';
+import { formatMoney, formatNumber, formatTime, shortNumber, timeAgo } from '../../src/shared/format';
 
 describe('formatTime', () => {
   const local = new Date(2026, 10, 2, 8, 5, 9);

@@ -26,8 +26,8 @@ import { batches, failureReasonText, isPart10, KNOWN_FAILURE_REASONS, multipartB
 import { dialogNames, registerDialog } from '@/schema/dialogs';
 import { actionPermissionKey, fillBody, pickFilters, rowActionApplies, runPick, runRowAction, visibleRowActions } from '@/schema/rowActions';
 import { toColumns, toListQuery, type Column } from '@/schema/toColumns';
-import type { Translate } from '@/schema/types';
-import { views } from '@/schema/views';
+import type { Translate } from '@/shared/schema/types';
+import { views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
 import { dicomDateText, dicomNameText, dicomTimeText } from '@/utils/dicom';
 

@@ -10,7 +10,7 @@ import registrySchema from '../../config/resources.schema.json';
 import { errorCatalogue } from '../../config/errors';
 import { MODULES } from '../../server/identity/access';
 import { planTable, RESOURCES } from '../../server/lib/tableResource';
-import { views } from '@/schema/views';
+import { views } from '@/shared/schema/views';
 
 const tables = Object.entries(RESOURCES).filter(([, e]) => e.table);
 

@@ -27,7 +27,7 @@ import limitsSchema from '../../schemas/limits.json';
 import { AJV_OPTIONS } from '../../server/lib/ajv';
 import { loadSchemas } from '../../server/lib/schemas';
 import { toFormily } from '@/schema/toFormily';
-import type { View } from '@/schema/types';
+import type { View } from '@/shared/schema/types';
 
 const schemas = loadSchemas();
 const byId = new Map(schemas.map((s) => [s.$id, s as Record<string, any>]));

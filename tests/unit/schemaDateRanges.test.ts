@@ -1,5 +1,5 @@
 /**
- * Quick date ranges (spec section 9), src/schema/dateRanges.ts. Scenarios:
+ * Quick date ranges (spec section 9), src/shared/dateRanges.ts. Scenarios:
  * - today, yesterday, last 3 days, last 7 days as inclusive local days
  * - the filter sent is [first 00:00, the day after the last 00:00): custom ranges end
  *   the day after the chosen end date
@@ -8,7 +8,7 @@
  * - a dialog needing a range starts from the list's filter's days, else a quick range
  *   (a missing, malformed or empty filter)
  */
-import { filterDaysOr, QUICK_RANGES, quickRange, quickRangeDays, toDay, toFilterRange } from '@/schema/dateRanges';
+import { filterDaysOr, QUICK_RANGES, quickRange, quickRangeDays, toDay, toFilterRange } from '@/shared/dateRanges';
 
 const local = (y: number, m: number, d: number, h = 0, min = 0) => new Date(y, m - 1, d, h, min);
 const day = (d: Date) => `${d.getFullYear()}-${d.getMonth() + 1}-${d.getDate()} ${d.getHours()}:${d.getMinutes()}`;

@@ -20,7 +20,7 @@ import { pinyin } from 'pinyin-pro';
 import { AGE_UNIT, ageFromBirthDate as ageFrom, pinyinName, type PinyinFn } from '../../config/person';
 import { FILLERS, fillReaction, formScope, mayFill } from '@/schema/fillers';
 import { toFormily } from '@/schema/toFormily';
-import { views } from '@/schema/views';
+import { views } from '@/shared/schema/views';
 
 /** 2026-03-14 10:00 in the region (02:00 UTC). */
 const NOW = new Date('2026-03-14T02:00:00.000Z');

@@ -4,8 +4,8 @@
  * the row's other fields; a row never sent shows "-"; without a renderer, the label.
  */
 import { toColumns, type Column } from '@/schema/toColumns';
-import type { Translate } from '@/schema/types';
-import { getView } from '@/schema/views';
+import type { Translate } from '@/shared/schema/types';
+import { getView } from '@/shared/schema/views';
 
 const t: Translate = (key) => key;
 const view = getView('exam')!;

@@ -14,7 +14,7 @@ jest.mock('react-sticky-box', () => ({ __esModule: true, default: () => null }))
 
 import { components, defineRegistry, duplicateRows, hasComponent } from '@/schema/registry';
 import { toFormily } from '@/schema/toFormily';
-import { views } from '@/schema/views';
+import { views } from '@/shared/schema/views';
 
 const A = () => null;
 const B = () => null;

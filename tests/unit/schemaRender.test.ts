@@ -32,11 +32,11 @@
 import type { ISchema } from '@formily/json-schema';
 import { resources, translate } from '../../locales';
 import { errorFieldPath, initialValues, toPayload } from '@/schema/formData';
-import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/schema/model';
+import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/shared/schema/model';
 import { RANGE_SUFFIX, hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column } from '@/schema/toColumns';
 import { toFormily } from '@/schema/toFormily';
-import type { Translate, View } from '@/schema/types';
-import { formUrl, resolveView, views, type FormMode } from '@/schema/views';
+import type { Translate, View } from '@/shared/schema/types';
+import { formUrl, resolveView, views, type FormMode } from '@/shared/schema/views';
 
 const asked = new Set<string>();
 const t: Translate = (key, params) => {

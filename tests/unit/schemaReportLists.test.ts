@@ -33,15 +33,15 @@ import { customFormats } from '../../config/formats';
 import permissions from '../../config/permissions.json';
 import { resources } from '../../locales';
 import { loadChoices, reasonLimits, reasonProblem } from '@/schema/inputs';
-import { entityModel } from '@/schema/model';
+import { entityModel } from '@/shared/schema/model';
 import { chosenKind, kindTextKey, visibleKinds } from '@/schema/listKinds';
 import { fillPath } from '@/schema/pathTemplate';
 import { viewRights } from '@/schema/permissions';
 import { resourceApi } from '@/schema/resource';
 import { answerCounts, rowActionTarget, rowActionTextKey, runRowAction, runToolbarCall, selectionBody, visibleRowActions } from '@/schema/rowActions';
 import { filterTreeData, nodeNames, renameBody, treeFilters } from '@/schema/treeFilters';
-import type { View } from '@/schema/types';
-import { views } from '@/schema/views';
+import type { View } from '@/shared/schema/types';
+import { views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
 
 const report = views.report;

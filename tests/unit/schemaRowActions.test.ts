@@ -47,8 +47,8 @@ import {
 } from '@/schema/rowActions';
 import { rowListColumns } from '@/schema/rowList';
 import type { RequestFn, RequestOptions } from '@/services/request';
-import type { RowAction, View } from '@/schema/types';
-import { views } from '@/schema/views';
+import type { RowAction, View } from '@/shared/schema/types';
+import { views } from '@/shared/schema/views';
 
 const user = views.user;
 const unlock = user.rowActions![0];

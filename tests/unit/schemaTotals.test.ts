@@ -12,8 +12,8 @@
  */
 import { createForm, type Field } from '@formily/core';
 import { sumReaction, totalOf, totalScope, type OptionLoader, type SumReactionSpec } from '@/schema/totals';
-import type { Option, OptionSource, Scalar } from '@/schema/types';
-import { views } from '@/schema/views';
+import type { Option, OptionSource, Scalar } from '@/shared/schema/types';
+import { views } from '@/shared/schema/views';
 
 /** Every promise chain started so far has run (the stub loader answers at once). */
 const flush = () => new Promise((r) => setImmediate(r));

@@ -15,7 +15,7 @@
  *   or toolbar) a registered one, its `then` a call of the view
  * - field hints name entity fields: fill targets, suffixField, a form-root dependsOn
  * - routes: each route's view exists, a view's list/form routes exist in
- *   config/routes.json and serve it; src/schema/views.ts and schemas.ts list every file
+ *   config/routes.json and serve it; src/shared/schema/views.ts and schemas.ts list every file
  * - locale texts: every code value, entity field (nested too), virtual field, entity
  *   title, form group, row action (link, question, success) and permission
  *   group/module/action has its text in zh-CN, en-US and ru-RU
@@ -28,11 +28,11 @@ import { customFormats } from '../../config/formats';
 import permissions from '../../config/permissions.json';
 import routes from '../../config/routes.json';
 import { resources } from '../../locales';
-import { entityModel, type FieldInfo } from '@/schema/model';
+import { entityModel, type FieldInfo } from '@/shared/schema/model';
 import { resourceNames } from '@/schema/resource';
-import { codeTableNames, codeValues, entityNames, schemaIds } from '@/schema/schemas';
-import type { View } from '@/schema/types';
-import { viewForm, views, viewName } from '@/schema/views';
+import { codeTableNames, codeValues, entityNames, schemaIds } from '@/shared/schema/schemas';
+import type { View } from '@/shared/schema/types';
+import { viewForm, views, viewName } from '@/shared/schema/views';
 import { pathFields } from '@/schema/pathTemplate';
 import { rowActionTextKey } from '@/schema/rowActions';
 import { dialogNames } from '@/schema/dialogs';

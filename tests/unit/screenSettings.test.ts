@@ -24,7 +24,7 @@ import {
   querySettingRows,
   toFormLayout,
 } from '../../src/schema/layout';
-import type { View } from '../../src/schema/types';
+import type { View } from '../../src/shared/schema/types';
 import { screenSettingsApi } from '../../src/services/screenSettings';
 import type { RequestOptions } from '../../src/services/request';
 

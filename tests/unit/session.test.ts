@@ -26,7 +26,7 @@ import {
   writeToken,
 } from '@/session/storage';
 import { clearSession, getSession, onRequestFailure, startSession } from '@/session/store';
-import { formatTime } from '@/utils/format';
+import { formatTime } from '@/shared/format';
 
 function memoryStorage() {
   const m = new Map<string, string>();

@@ -32,7 +32,7 @@
 import { syntheticSeries } from '../../mock/dicom';
 import { dialogNames } from '@/schema/dialogs';
 import { visibleRowActions } from '@/schema/rowActions';
-import { views } from '@/schema/views';
+import { views } from '@/shared/schema/views';
 import { Readable } from 'node:stream';
 import { multipartStream } from '../../server/dicomweb/multipart';
 import { chooseBackend } from '@/viewer/backend';

@@ -7,7 +7,7 @@ import { Button, Popconfirm, Typography } from 'antd';
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { clearErrorLog, readErrorLog, type ErrorLogEntry } from '../../errorLog/store';
-import { formatTime } from '../../utils/format';
+import { formatTime } from '../../shared/format';
 
 type Row = ErrorLogEntry & { id: number };
 

@@ -12,7 +12,7 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { saveBlob } from '../../schema/components/ExcelImport';
 import { request } from '../../services/request';
-import { formatTime } from '../../utils/format';
+import { formatTime } from '../../shared/format';
 
 interface ExportJob {
   id: number;

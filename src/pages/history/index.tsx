@@ -12,7 +12,7 @@ import { useNavigate, useSearchParams } from 'umi';
 import { loadOptions } from '../../schema/options';
 import { hiddenColumns, toColumns, type Row } from '../../schema/toColumns';
 import { useTranslate } from '../../schema/useTranslate';
-import { views } from '../../schema/views';
+import { views } from '../../shared/schema/views';
 import { request } from '../../services/request';
 
 export default function HistoryPage() {

@@ -7,7 +7,7 @@
 import type { TFunction } from 'i18next';
 import { NETWORK_ERROR, type RequestError } from '../../services/request';
 import type { LoginFailureDetail } from '../../services/uaa';
-import { formatTime } from '../../utils/format';
+import { formatTime } from '../../shared/format';
 
 type T = TFunction;
 

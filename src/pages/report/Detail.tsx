@@ -29,7 +29,7 @@ import { carriesContent, needsContent } from '../../report/workflow';
 import { WritePanel } from '../../report/WritePanel';
 import { useUserScreenSetting } from '../../schema/useScreenSettings';
 import { useTranslate } from '../../schema/useTranslate';
-import { formatTime } from '../../utils/format';
+import { formatTime } from '../../shared/format';
 
 export default function ReportDetailPage() {
   const { t } = useTranslate();

@@ -12,10 +12,10 @@ import { useLocation, useNavigate, useSearchParams } from 'umi';
 import { PageConfigButton } from '../../schema/PageConfigButton';
 import { useActions } from '../../schema/permissions';
 import { SchemaForm } from '../../schema/SchemaForm';
-import type { View } from '../../schema/types';
+import type { View } from '../../shared/schema/types';
 import { useEntityForm } from '../../schema/useEntityForm';
 import { useFormLayout } from '../../schema/useScreenSettings';
-import { formUrl, resolveView, viewName, type FormMode } from '../../schema/views';
+import { formUrl, resolveView, viewName, type FormMode } from '../../shared/schema/views';
 
 function FormScreen({ view, mode, id }: { view: View; mode: FormMode; id?: string }) {
   const { t } = useTranslation();

@@ -11,8 +11,8 @@ import { useLocation, useNavigate, useSearchParams } from 'umi';
 import { FormModal } from '../../schema/FormModal';
 import type { Entity } from '../../schema/resource';
 import { SchemaTable } from '../../schema/SchemaTable';
-import type { View } from '../../schema/types';
-import { formUrl, resolveView, viewName, type FormMode } from '../../schema/views';
+import type { View } from '../../shared/schema/types';
+import { formUrl, resolveView, viewName, type FormMode } from '../../shared/schema/views';
 
 function ListScreen({ view }: { view: View }) {
   const navigate = useNavigate();

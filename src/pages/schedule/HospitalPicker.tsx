@@ -6,7 +6,7 @@ import { Select } from 'antd';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { resourceApi } from '../../schema/resource';
-import type { Option } from '../../schema/types';
+import type { Option } from '../../shared/schema/types';
 import { useSession } from '../../session/store';
 
 export function useHospital(): [number | undefined, (id: number) => void] {

@@ -4,7 +4,7 @@
  * setting (a common setting of the user centre).
  */
 import { request } from '../../services/request';
-import type { CommonSetting } from '../../types/generated/entities/commonSetting';
+import type { CommonSetting } from '../../shared/generated/entities/commonSetting';
 import type { NoticeCounts, NoticeModel } from './counts';
 
 export type ExamNotice = NonNullable<CommonSetting['examNotice']>;

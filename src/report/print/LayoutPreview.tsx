@@ -7,9 +7,9 @@ import { observer } from '@formily/react';
 import { Typography } from 'antd';
 import type { FormAsideProps } from '../../schema/formAsides';
 import { useTranslate } from '../../schema/useTranslate';
-import type { PrintLayout } from '../../types/generated/entities/printLayout';
+import type { PrintLayout } from '../../shared/generated/entities/printLayout';
 import { ReportSheet, SheetDesk } from './ReportSheet';
-import { sampleSheet, sheetModel, type PrintItem } from './sheet';
+import { sampleSheet, sheetModel, type PrintItem } from '../../shared/printSheet';
 
 /** A4 at 62 %: beside a two-column form in a wide modal. */
 const ZOOM = 0.62;

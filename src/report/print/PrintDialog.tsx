@@ -13,12 +13,12 @@ import { PrinterOutlined } from '@ant-design/icons';
 import { Alert, App, Button, Empty, Modal, Space, Spin, Tag } from 'antd';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ActionDialogProps } from '../../schema/dialogs';
-import type { Translate } from '../../schema/types';
+import type { Translate } from '../../shared/schema/types';
 import { useBusy } from '../../schema/useBusy';
 import { useTranslate } from '../../schema/useTranslate';
 import { request, RequestError } from '../../services/request';
 import { PrintRoot, ReportSheet, SheetDesk } from './ReportSheet';
-import { sheetModel, type PrintSheet } from './sheet';
+import { sheetModel, type PrintSheet } from '../../shared/printSheet';
 
 const R = '/api/report/v1';
 

@@ -6,7 +6,7 @@
  */
 import type { CSSProperties, ReactNode } from 'react';
 import { createPortal } from 'react-dom';
-import type { PrintField, SheetCell, SheetModel } from './sheet';
+import type { PrintField, SheetCell, SheetModel } from '../../shared/printSheet';
 import styles from './sheet.less';
 
 /** Items whose text runs long: in a block of cells they take the whole row. */

@@ -14,7 +14,7 @@ import { usePermissionMap } from '../../schema/permissions';
 import { resourceApi } from '../../schema/resource';
 import { useTranslate } from '../../schema/useTranslate';
 import { can } from '../../session/access';
-import type { PrintSignature } from '../../types/generated/entities/printSignature';
+import type { PrintSignature } from '../../shared/generated/entities/printSignature';
 
 const PAGE_SIZE = 10;
 const field = (name: string) => `entity.printSignature.field.${name}`;

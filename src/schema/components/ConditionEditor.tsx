@@ -11,7 +11,7 @@ import { connect, mapProps, mapReadPretty, useField } from '@formily/react';
 import { Button, Input, Radio, Select, Space, Typography } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { codeOptions } from '../schemas';
+import { codeOptions } from '../../shared/schema/schemas';
 
 export interface Condition {
   field: string;

@@ -1,13 +1,13 @@
 /**
  * A date-time value as the API has it (an ISO 8601 string): picked with antd's
  * DatePicker, sent back as ISO, shown read-pretty as {y}-{m}-{d} {h}:{i}:{s}
- * (spec section 9, src/utils/format.ts).
+ * (spec section 9, src/shared/format.ts).
  */
 import { PreviewText } from '@formily/antd-v5';
 import { connect, mapReadPretty } from '@formily/react';
 import { DatePicker, type DatePickerProps } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { formatTime } from '../../utils/format';
+import { formatTime } from '../../shared/format';
 
 interface Props {
   value?: string | null;

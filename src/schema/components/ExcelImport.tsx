@@ -16,7 +16,7 @@ import { invalidateOptions } from '../options';
 import { allows, usePermissionMap } from '../permissions';
 import { resourceBase } from '../resource';
 import { fieldLabelKey } from '../toFormily';
-import type { ExcelSpec, Scalar, View } from '../types';
+import type { ExcelSpec, Scalar, View } from '../../shared/schema/types';
 import { useTranslate } from '../useTranslate';
 
 export interface ImportReply {

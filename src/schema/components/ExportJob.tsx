@@ -15,9 +15,9 @@ import { useState } from 'react';
 import { useNavigate } from 'umi';
 import { LIMITS } from '../../../config/limits';
 import { request, RequestError } from '../../services/request';
-import { filterDaysOr, quickRangeDays, QUICK_RANGES, toFilterRange } from '../dateRanges';
+import { filterDaysOr, quickRangeDays, QUICK_RANGES, toFilterRange } from '../../shared/dateRanges';
 import { allows, usePermissionMap } from '../permissions';
-import type { ExportSpec, View } from '../types';
+import type { ExportSpec, View } from '../../shared/schema/types';
 import { useTranslate } from '../useTranslate';
 
 /** Where the user's export jobs are listed (config/routes.json). */

@@ -1,13 +1,13 @@
 /**
  * An amount in CNY (view hint `money`): edited with two decimals after the yuan sign;
- * read-pretty in the language's number format (utils/format formatMoney, Intl), e.g.
+ * read-pretty in the language's number format (shared/format formatMoney, Intl), e.g.
  * "¥1,234.50" in Chinese and English, "1234,50 ¥" in Spanish.
  */
 import { PreviewText } from '@formily/antd-v5';
 import { connect, mapReadPretty } from '@formily/react';
 import { InputNumber, type InputNumberProps } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { formatMoney } from '../../utils/format';
+import { formatMoney } from '../../shared/format';
 
 function MoneyInput(props: InputNumberProps<number>) {
   return <InputNumber<number> precision={2} prefix="¥" style={{ width: '100%' }} {...props} />;

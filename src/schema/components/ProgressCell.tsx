@@ -4,7 +4,7 @@
  * the row carries everything.
  */
 import { Progress, Tooltip, Typography } from 'antd';
-import type { ProgressHint } from '../types';
+import type { ProgressHint } from '../../shared/schema/types';
 
 export interface ProgressCellProps {
   label: string;

@@ -12,7 +12,7 @@ import { PreviewText } from '@formily/antd-v5';
 import { Select, type SelectProps } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { loadOptions } from '../options';
-import type { Option, OptionSource, Scalar } from '../types';
+import type { Option, OptionSource, Scalar } from '../../shared/schema/types';
 import { useTranslate } from '../useTranslate';
 
 export interface RemoteSelectProps extends Omit<SelectProps, 'options'> {

@@ -4,8 +4,8 @@
  * in config/routes.json, or `?view=` when a form route serves several views (the org
  * form serves regionOrg, centralHospital and hospital).
  */
-import routes from '../../config/routes.json';
-import { viewFiles } from '../types/generated/catalog';
+import routes from '../../../config/routes.json';
+import { viewFiles } from '../generated/catalog';
 import type { View, ViewForm } from './types';
 
 export const views: Readonly<Record<string, View>> = Object.freeze(viewFiles as unknown as Record<string, View>);

@@ -6,10 +6,10 @@
  * doctors' signatures, in the layout's order, its hidden items left out. The
  * /qualityControl preview feeds it sample values (sampleSheet).
  */
-import { valueWithUnit } from '../../../locales';
-import type { Translate } from '../../schema/types';
-import type { PrintLayout } from '../../types/generated/entities/printLayout';
-import { formatTime } from '../../utils/format';
+import { valueWithUnit } from '../../locales';
+import type { Translate } from './schema/types';
+import type { PrintLayout } from './generated/entities/printLayout';
+import { formatTime } from './format';
 
 export type PrintItem = PrintLayout['fields'][number];
 export type PrintField = PrintItem['field'];

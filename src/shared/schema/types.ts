@@ -3,7 +3,7 @@
  * use, and a view (schemas/views/_view.schema.json; every view is validated against it
  * in tests/unit/schemaViews.test.ts, so this interface only mirrors it for the compiler).
  */
-import type { QuickRange } from './dateRanges';
+import type { QuickRange } from '../dateRanges';
 export type Scalar = string | number | boolean;
 
 export interface JsonSchema {

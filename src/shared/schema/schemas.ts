@@ -4,7 +4,7 @@
  * Relative $refs are made absolute once, so the rest of the engine looks up
  * "common.json#/definitions/id" without knowing where a schema came from.
  */
-import { schemaFiles } from '../types/generated/catalog';
+import { schemaFiles } from '../generated/catalog';
 import type { JsonSchema, Scalar } from './types';
 
 const files = schemaFiles as JsonSchema[];

@@ -1,8 +1,9 @@
 /**
- * Deterministic pictures for demo data and tests, encoded here so nothing is fetched:
+ * Deterministic pictures for the tests, encoded here so nothing is fetched (not in
+ * mock/: the demo generators import nothing of the server):
  * a PNG signature (white, one dark pen stroke) of any size.
  */
-import { encodePng } from '../server/lib/png';
+import { encodePng } from '../../server/lib/png';
 
 /** A PNG of the given size: white, with a dark pen stroke across (a stand-in for a signature). */
 export function signaturePng(width: number, height: number): Buffer {
