@@ -252,7 +252,7 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     const base = { name: '拒绝规则', type: 'exam', timeLimitHours: 12, items: [{ name: '好', score: 10 }] };
     const refusals: Array<[object, string]> = [
       [{ ...base, items: [{ name: '好', score: 10 }, { name: '坏', score: 101 }] }, 'items.1.score'],
-      [{ ...base, items: [{ score: 10 }] }, 'name'],
+      [{ ...base, items: [{ score: 10 }] }, 'items.0.name'],
       [{ ...base, grades: [{ level: 'A', minScore: 60 }] }, 'grades'],
       [{ ...base, grades: [{ level: '甲', minScore: 60 }, { level: 'B', minScore: 0 }] }, 'grades.0.level'],
       [{ ...base, timeLimitHours: undefined }, 'timeLimitHours'],
