@@ -119,11 +119,19 @@ function cardFields(ctx: NestedCtx, items: FieldInfo[], editing: boolean, ordera
   });
   return {
     index: { type: 'void', 'x-component': 'ArrayCards.Index' },
-    grid: {
+    // Labels above the inputs as in the rest of the form: the card does not pass the form's layout on.
+    layout: {
       type: 'void',
-      'x-component': 'FormGrid',
-      'x-component-props': { maxColumns: 2, minColumns: 1, columnGap: 16, strictAutoFit: true },
-      properties: fields,
+      'x-component': 'FormLayout',
+      'x-component-props': { layout: 'vertical', colon: false },
+      properties: {
+        grid: {
+          type: 'void',
+          'x-component': 'FormGrid',
+          'x-component-props': { maxColumns: 2, minColumns: 1, columnGap: 16, strictAutoFit: true },
+          properties: fields,
+        },
+      },
     },
     ...(editing
       ? {

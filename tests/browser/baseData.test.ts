@@ -176,6 +176,8 @@ describe('base data in Chromium', () => {
       await form.field('items.score').nth(i).locator('input').fill(score);
     }
     await b.shot('qc-rule-image-items');
+    await form.field('grades').scrollIntoViewIfNeeded();
+    await b.shot('qc-rule-grades');
     await page.getByTestId('form-modal-save').click();
     await toast(zh('entity.action.saved')).waitFor();
     await modal.waitFor({ state: 'detached' });

@@ -224,15 +224,18 @@ describe('nested records and a discriminator (the QC rule)', () => {
     const create = fieldsOf(toFormily(views.qcRule, { t, mode: 'create' }));
     expect(create.items['x-component']).toBe('ArrayCards');
     const card = (create.items.items as ISchema).properties as Record<string, ISchema>;
-    expect(Object.keys(card)).toEqual(['index', 'grid', 'remove', 'moveUp', 'moveDown']);
-    expect(Object.keys((card.grid.properties ?? {}) as object)).toEqual(['name', 'score', 'deduction', 'description']);
-    expect((card.grid.properties as Record<string, ISchema>).name.title).toBe('entity.qcRule.field.items.name');
+    expect(Object.keys(card)).toEqual(['index', 'layout', 'remove', 'moveUp', 'moveDown']);
+    const cardFields = fieldsOf(card.layout);
+    expect(Object.keys(cardFields)).toEqual(['name', 'score', 'deduction', 'description']);
+    expect(cardFields.name.title).toBe('entity.qcRule.field.items.name');
+    // The view spans the item's description over the card's two columns.
+    expect(cardFields.description['x-decorator-props']).toMatchObject({ gridSpan: 2 });
     expect(Object.keys((create.items.properties ?? {}) as object)).toEqual(['add']);
     expect(create.grades['x-component']).toBe('ArrayTable');
     expect(Object.keys(((create.grades.items as ISchema).properties ?? {}) as object)).toEqual(['column_level', 'column_minScore', 'column_operations']);
     // The detail shows the rows without their operations.
     const detail = fieldsOf(toFormily(views.qcRule, { t, mode: 'detail' }));
-    expect(Object.keys(((detail.items.items as ISchema).properties ?? {}) as object)).toEqual(['index', 'grid']);
+    expect(Object.keys(((detail.items.items as ISchema).properties ?? {}) as object)).toEqual(['index', 'layout']);
     expect(detail.items.properties).toBeUndefined();
     // A new rule starts with the schema's grades.
     expect(initialValues(views.qcRule).grades).toHaveLength(3);
