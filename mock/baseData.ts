@@ -64,12 +64,24 @@ export const DEMO_EXAM_ITEMS: Array<{ code: string; name: string; modality: stri
   { code: 'MG001', name: '双侧乳腺钼靶', modality: 'MG', organ: 'BREAST', price: 160 },
 ];
 
-export const DEMO_QC_RULES: Array<{ name: string; description: string; type: 'exam' | 'image' | 'report' }> = [
-  { name: '申请单信息完整', description: '临床诊断、检查部位与患者基本信息齐全', type: 'exam' },
-  { name: '影像无伪影', description: '影像无运动伪影与金属伪影，窗宽窗位合适', type: 'image' },
-  { name: '体位标准', description: '摄影体位与检查项目一致，解剖结构完整', type: 'image' },
-  { name: '报告所见与诊断相符', description: '诊断有所见支持，左右侧别一致', type: 'report' },
-  { name: '危急值及时报告', description: '危急值在规定时间内记录并通知临床', type: 'report' },
+export interface DemoQcRule {
+  name: string;
+  description: string;
+  type: 'exam' | 'image' | 'report';
+  timeLimitHours?: number;
+  modality?: string;
+  minImages?: number;
+  diseases?: string[];
+  /** Scoring items: name, points, deduction per fault. */
+  items: Array<{ name: string; score: number; deduction?: number }>;
+}
+
+export const DEMO_QC_RULES: DemoQcRule[] = [
+  { name: '申请单信息完整', description: '临床诊断、检查部位与患者基本信息齐全', type: 'exam', timeLimitHours: 24, items: [{ name: '临床诊断', score: 40, deduction: 10 }, { name: '检查部位', score: 30, deduction: 10 }, { name: '患者信息', score: 30, deduction: 5 }] },
+  { name: '影像无伪影', description: '影像无运动伪影与金属伪影，窗宽窗位合适', type: 'image', minImages: 1, items: [{ name: '运动伪影', score: 50, deduction: 10 }, { name: '窗宽窗位', score: 50, deduction: 5 }] },
+  { name: '体位标准', description: '摄影体位与检查项目一致，解剖结构完整', type: 'image', modality: 'DR', minImages: 2, items: [{ name: '体位', score: 60, deduction: 20 }, { name: '解剖结构', score: 40, deduction: 10 }] },
+  { name: '报告所见与诊断相符', description: '诊断有所见支持，左右侧别一致', type: 'report', items: [{ name: '所见支持诊断', score: 70, deduction: 20 }, { name: '侧别一致', score: 30, deduction: 30 }] },
+  { name: '危急值及时报告', description: '危急值在规定时间内记录并通知临床', type: 'report', diseases: ['气胸', '主动脉夹层', '脑出血'], items: [{ name: '记录及时', score: 50, deduction: 25 }, { name: '通知临床', score: 50, deduction: 25 }] },
 ];
 
 /**

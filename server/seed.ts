@@ -158,7 +158,13 @@ async function insertBaseData(q: Queryable, orgs: Map<string, number>, departmen
     }
   }
   for (const rule of DEMO_QC_RULES) {
-    await q.query('INSERT INTO qc_rule (name, description, type) VALUES ($1, $2, $3)', [rule.name, rule.description, rule.type]);
+    const { rows } = await q.query<{ id: number }>(
+      'INSERT INTO qc_rule (name, description, type, time_limit_hours, modality, min_images, diseases) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+      [rule.name, rule.description, rule.type, rule.timeLimitHours ?? null, rule.modality ?? null, rule.minImages ?? null, rule.diseases ?? null],
+    );
+    for (const [seq, item] of rule.items.entries()) {
+      await q.query('INSERT INTO qc_rule_item (rule_id, seq, name, score, deduction) VALUES ($1, $2, $3, $4, $5)', [rows[0].id, seq, item.name, item.score, item.deduction ?? null]);
+    }
   }
   const deviceIds = new Map((await q.query<{ ae: string; id: number }>('SELECT ae_title AS ae, id FROM device')).rows.map((r) => [r.ae, r.id]));
   await insertRows(

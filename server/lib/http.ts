@@ -85,10 +85,9 @@ export function validationFailure(error: FastifyError): AppError {
     | undefined;
   if (!first) return new AppError('UAA421', { detail: error.message }, {});
   const pathParts = (first.instancePath ?? '').split('/').filter(Boolean);
-  const field =
-    first.params?.missingProperty ??
-    first.params?.additionalProperty ??
-    (pathParts.length ? pathParts.join('.') : error.validationContext ?? '');
+  // A missing or extra property is named with the path to its object (items.1.name), so a row's field is not taken for the record's.
+  const named = first.params?.missingProperty ?? first.params?.additionalProperty;
+  const field = named !== undefined ? [...pathParts, named].join('.') : pathParts.length ? pathParts.join('.') : error.validationContext ?? '';
   const key = KEYWORD_KEYS[first.keyword] ?? 'validation.invalid';
   const limit = first.params?.limit ?? first.params?.comparison;
   return new AppError('UAA421', { detailKey: key, field, limit }, { field });

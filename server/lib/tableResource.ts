@@ -5,7 +5,14 @@
  * no route handler. The five calls come from registerResource (./resource); this
  * module supplies the SQL, derived from the schema:
  * - columns: the entity's top-level scalar properties (and arrays of scalars, as
- *   PostgreSQL arrays), camelCase → snake_case
+ *   PostgreSQL arrays; objects and arrays of objects as jsonb, validated by the schema
+ *   like the rest), camelCase → snake_case
+ * - children: an array-of-objects field the registry keeps in a child table is saved
+ *   in the parent's transaction (replace-all, rows kept by the ids sent back), loaded
+ *   into the detail in order and deleted with the parent, only ever through the
+ *   parent's calls (so under its scope and rights)
+ * - a discriminator (../../src/shared/schema/discriminator): the fields of the other cases
+ *   than the record's are cleared on save, so a record holds its own type's fields
  * - written: the properties that are not readOnly; an absent one is stored as its
  *   schema default, else NULL (a save replaces the record, as the form sends it whole)
  * - filters: codes, numbers, booleans and ids by equality, text by substring,
@@ -20,6 +27,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import registry from '../../config/resources.json';
+import { discriminatorOf, foreignFields, type Discriminator } from '../../src/shared/schema/discriminator';
 import { entityModel, type FieldInfo } from '../../src/shared/schema/model';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
@@ -46,6 +54,16 @@ export interface TableDecl {
   inUse?: Array<{ table: string; column: string; code: string }>;
   /** Fields the options call sends besides value and label (an exam item's price, for the registration total). */
   optionFields?: string[];
+  /** Array-of-objects fields kept in child tables (the QC rule's scoring items). */
+  children?: Record<string, ChildDecl>;
+}
+
+export interface ChildDecl {
+  table: string;
+  /** Column naming the parent row. */
+  foreignKey: string;
+  /** Column keeping the rows' order (0, 1, …), as sent. */
+  order: string;
 }
 
 export interface RegistryEntry {
@@ -63,12 +81,15 @@ export const RESOURCES = Object.fromEntries(Object.entries(registry).filter(([k]
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);
-/** A field the table store keeps: a scalar, or an array of scalars (an integer[] or text[] column, such as a device's served hospitals). */
-const storable = (f: FieldInfo) => SCALARS.has(f.type) || (f.type === 'array' && SCALARS.has(f.items?.type ?? ''));
+/** A field the table store keeps: a scalar, or an array of scalars (an integer[] or text[] column, such as a device's served hospitals), or a structure (jsonb). */
+const storable = (f: FieldInfo) => SCALARS.has(f.type) || (f.type === 'array' && SCALARS.has(f.items?.type ?? '')) || isJson(f);
+/** An object or an array of objects: a jsonb column (unless the registry makes it a child table). */
+const isJson = (f: FieldInfo) => f.type === 'object' || (f.type === 'array' && f.items?.type === 'object');
+const fieldKey = (f: FieldInfo) => f.name.slice(f.name.lastIndexOf('.') + 1);
 
 function filterKind(f: FieldInfo): FilterKind | undefined {
-  // An array column is shown and written, not searched.
-  if (f.type === 'array') return undefined;
+  // An array or jsonb column is shown and written, not searched.
+  if (f.type === 'array' || f.type === 'object') return undefined;
   if (f.format === 'date-time') return 'range';
   if (f.type === 'string' && !f.enum && !f.code) return 'like';
   return 'eq';
@@ -91,15 +112,28 @@ export interface TablePlan {
   scope?: ScopeTarget;
   /** The list query's spec (columns, filters, default order), worked out once. */
   list: ListSpec;
+  children: ChildPlan[];
+  discriminator?: Discriminator;
+}
+
+/** One child table: the parent's field, the declaration, and the item properties that are its columns. */
+export interface ChildPlan {
+  field: string;
+  decl: ChildDecl;
+  /** The item's scalar properties besides id, by their short names. */
+  columns: FieldInfo[];
+  select: string;
 }
 
 export function planTable(resource: string, entry: RegistryEntry): TablePlan {
   const decl = entry.table;
   if (!decl || !entry.module) throw new Error(`config/resources.json: ${resource} is not a table resource`);
   const model = entityModel(entry.entity ?? resource);
-  const fields = model.fields.filter(storable);
+  const children = Object.entries(decl.children ?? {}).map(([name, child]) => childPlan(model.name, model.fields.find((f) => f.name === name), name, child));
+  const childNames = new Set(children.map((c) => c.field));
+  const fields = model.fields.filter((f) => storable(f) && !childNames.has(f.name));
   const skipped = model.fields.filter((f) => !storable(f)).map((f) => f.name);
-  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalar fields and arrays of scalars only, not ${skipped.join(', ')}`);
+  if (skipped.length) throw new Error(`entities/${model.name}.json: the table store keeps scalars, arrays and objects, not ${skipped.join(', ')}`);
   const names = new Set(fields.map((f) => f.name));
   for (const f of [
     decl.label,
@@ -108,11 +142,14 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
     ...(decl.hospitalLists ?? []),
     decl.tree,
     ...Object.keys(decl.dictionaries ?? {}),
-    ...Object.values(decl.checks ?? {}),
     ...(decl.optionFields ?? []),
     ...(decl.hospitalLists ?? []),
   ]) {
     if (f && !names.has(f)) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
+  }
+  // A check may name a child row's field (items.deduction).
+  for (const f of Object.values(decl.checks ?? {})) {
+    if (!names.has(f) && !(childNames.has(f.split('.')[0]) && model.byName.has(f))) throw new Error(`config/resources.json: ${resource} names ${f}, which entities/${model.name}.json lacks`);
   }
   if (!names.has('id')) throw new Error(`entities/${model.name}.json: a table resource needs an id`);
   const column = (field: string) => `t.${snake(field)}`;
@@ -135,8 +172,63 @@ export function planTable(resource: string, entry: RegistryEntry): TablePlan {
       .map((f) => `, ${selectOf(f)}`)
       .join(''),
     scope: decl.hospital ? { hospitalColumn: column(decl.hospital) } : undefined,
+    children,
+    discriminator: discriminatorOf(model),
   };
   return { ...plan, list: listSpec(plan) };
+}
+
+function childPlan(entity: string, f: FieldInfo | undefined, name: string, decl: ChildDecl): ChildPlan {
+  if (!f || f.type !== 'array' || f.items?.type !== 'object') throw new Error(`config/resources.json: the child table ${decl.table} keeps ${name}, which entities/${entity}.json has not as an array of objects`);
+  const props = f.items.properties ?? [];
+  const odd = props.filter((p) => !SCALARS.has(p.type)).map(fieldKey);
+  if (odd.length) throw new Error(`entities/${entity}.json: the child rows of ${name} hold scalars only, not ${odd.join(', ')}`);
+  if (!props.some((p) => fieldKey(p) === 'id')) throw new Error(`entities/${entity}.json: the child rows of ${name} need an id`);
+  const columns = props.filter((p) => fieldKey(p) !== 'id');
+  const select = ['c.id AS "id"', ...columns.map((p) => `c.${snake(fieldKey(p))}${p.type === 'number' ? '::float8' : ''} AS "${fieldKey(p)}"`)].join(', ');
+  return { field: name, decl, columns, select };
+}
+
+/** The child rows of parents `ids`, in order, nulls dropped (as the parent's), by parent id. */
+async function loadChildren(q: Queryable, child: ChildPlan, ids: number[]): Promise<Map<number, Row[]>> {
+  const { decl } = child;
+  const { rows } = await q.query<Row & { _parent: number }>(
+    `SELECT ${child.select}, c.${decl.foreignKey} AS "_parent" FROM ${decl.table} c WHERE c.${decl.foreignKey} = ANY($1::int[]) ORDER BY c.${decl.foreignKey}, c.${decl.order}, c.id`,
+    [ids],
+  );
+  const out = new Map<number, Row[]>();
+  for (const { _parent, ...r } of rows) {
+    const list = out.get(_parent) ?? [];
+    list.push(dropNulls(r));
+    out.set(_parent, list);
+  }
+  return out;
+}
+
+/**
+ * Replaces the child rows of `parentId` with `rows` (in the caller's transaction): a row
+ * sent with the id of one of this parent's rows updates it, any other is inserted (an
+ * id of another parent's row is not taken over), the parent's rows not sent are deleted.
+ */
+async function saveChildren(q: Queryable, child: ChildPlan, parentId: number, rows: Row[]): Promise<void> {
+  const { decl, columns } = child;
+  const { rows: held } = await q.query<{ id: number }>(`SELECT id FROM ${decl.table} WHERE ${decl.foreignKey} = $1`, [parentId]);
+  const mine = new Set(held.map((r) => r.id));
+  const kept = rows.map((r) => (r.id !== undefined && mine.has(Number(r.id)) ? Number(r.id) : undefined));
+  await q.query(`DELETE FROM ${decl.table} WHERE ${decl.foreignKey} = $1 AND NOT (id = ANY($2::int[]))`, [parentId, kept.filter((id) => id !== undefined)]);
+  const names = [...columns.map((p) => snake(fieldKey(p))), decl.order];
+  for (const [i, row] of rows.entries()) {
+    const values = [...columns.map((p) => row[fieldKey(p)] ?? p.default ?? null), i];
+    const id = kept[i];
+    if (id !== undefined) {
+      await q.query(`UPDATE ${decl.table} SET ${names.map((c, j) => `${c} = $${j + 3}`).join(', ')} WHERE id = $1 AND ${decl.foreignKey} = $2`, [id, parentId, ...values]);
+    } else {
+      await q.query(
+        `INSERT INTO ${decl.table} (${decl.foreignKey}, ${names.join(', ')}) VALUES ($1, ${names.map((_, j) => `$${j + 2}`).join(', ')})`,
+        [parentId, ...values],
+      );
+    }
+  }
 }
 
 function listSpec(plan: Omit<TablePlan, 'list'>, where?: string): ListSpec {
@@ -188,7 +280,9 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
   const get = async (q: Queryable, id: number, me: AuthContext) => {
     const params: unknown[] = [id];
     const { rows } = await q.query<Row>(`SELECT ${plan.select} FROM ${table} t WHERE t.id = $1 AND ${scoped(plan, me, params)}`, params);
-    return rows[0];
+    const row = rows[0];
+    if (row) for (const child of plan.children) row[child.field] = (await loadChildren(q, child, [id])).get(id) ?? [];
+    return row;
   };
 
   return {
@@ -224,21 +318,31 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
       for (const field of decl.hospitalLists ?? []) for (const id of (body[field] as number[] | undefined) ?? []) requireHospital(me.scope, Number(id));
       if (decl.tree && body.id && body[decl.tree] !== undefined) await refuseCycle(q, plan, body.id, Number(body[decl.tree]));
       for (const [field, code] of Object.entries(decl.dictionaries ?? {})) await refuseUnlisted(q, field, code, body[field]);
-      // An absent array is an empty one (its column is NOT NULL DEFAULT '{}').
-      const values = plan.writable.map((f) => body[f.name] ?? f.default ?? (f.type === 'array' ? [] : null));
+      // Another type's fields do not belong to the record: cleared, as the form drops them.
+      const foreign = new Set(plan.discriminator ? foreignFields(plan.discriminator, body[plan.discriminator.field]) : []);
+      // An absent array is an empty one (its column is NOT NULL DEFAULT '{}'); a structure goes as JSON text to its jsonb column.
+      const values = plan.writable.map((f) => {
+        if (foreign.has(f.name)) return null;
+        const v = body[f.name] ?? f.default ?? (f.type === 'array' ? [] : null);
+        return isJson(f) && v !== null ? JSON.stringify(v) : v;
+      });
       const columns = plan.writable.map((f) => snake(f.name));
+      const cast = (i: number) => (isJson(plan.writable[i]) ? '::jsonb' : '');
       return checkedOr(decl.checks ?? {}, () =>
         uniqueOr(async () => {
-          if (body.id) {
-            const sets = columns.map((c, i) => `${c} = $${i + 2}`);
-            await q.query(`UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [body.id, ...values]);
-            return body.id;
+          let id = body.id;
+          if (id) {
+            const sets = columns.map((c, i) => `${c} = $${i + 2}${cast(i)}`);
+            await q.query(`UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, [id, ...values]);
+          } else {
+            const { rows } = await q.query<{ id: number }>(
+              `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}${cast(i)}`).join(', ')}) RETURNING id`,
+              values,
+            );
+            id = rows[0].id;
           }
-          const { rows } = await q.query<{ id: number }>(
-            `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id`,
-            values,
-          );
-          return rows[0].id;
+          for (const child of plan.children) await saveChildren(q, child, id, (body[child.field] as Row[] | undefined) ?? []);
+          return id;
         }, decl.unique ?? {}),
       );
     },
@@ -247,6 +351,7 @@ export function tableDef(plan: TablePlan): ResourceDef<Row> {
         const used = await q.query(`SELECT 1 FROM ${ref.table} WHERE ${ref.column} = $1 LIMIT 1`, [id]);
         if (used.rowCount) throw new AppError(ref.code);
       }
+      for (const child of plan.children) await q.query(`DELETE FROM ${child.decl.table} WHERE ${child.decl.foreignKey} = $1`, [id]);
       await q.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
     },
     optionParams: Object.fromEntries(

@@ -10,6 +10,7 @@
  */
 import { registerValidateRules } from '@formily/core';
 import {
+  ArrayCards,
   ArrayItems,
   ArrayTable,
   Checkbox,
@@ -72,6 +73,7 @@ const formilyControls: Record<string, RegisteredComponent> = {
   Space,
   ArrayItems,
   ArrayTable,
+  ArrayCards,
 };
 
 const customControls: Record<string, RegisteredComponent> = {

@@ -12,8 +12,8 @@
  * - code-table values become Select options labelled code.<table>.<value>
  * - readOnly fields: left out on create, read-pretty on edit; writeOnly (password):
  *   left out of the detail view, optional on edit
- * - arrays of objects become an ArrayTable with one column per item field (rows movable
- *   up and down with the view's `orderable`)
+ * - arrays of objects become an ArrayTable or ArrayCards, and fields of a discriminator's
+ *   case show only under its values (./toFormilyNested)
  * - a view's `fill` on a field becomes a reaction that fills other fields from it
  *   (./fillers: pinyin of a name, age from a birth date); `money` a CNY amount (Money);
  *   `dicom` a DICOM date or person name read as people read them (DicomText);
@@ -29,6 +29,8 @@ import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, vir
 import { codeOptions } from '../shared/schema/schemas';
 import type { FieldHint, SumSpec, Translate, View } from '../shared/schema/types';
 import { viewForm, type FormMode } from '../shared/schema/views';
+import { discriminatorOf, type Discriminator } from '../shared/schema/discriminator';
+import { arraySchema, caseReaction } from './toFormilyNested';
 
 export interface FormilyOptions {
   t: Translate;
@@ -69,6 +71,7 @@ interface Ctx {
   /** Required while another field has a value (the entity's if/then on a field the user picks). */
   requiredWhen: Map<string, { when: string; equals: unknown }>;
   columns: number;
+  discriminator?: Discriminator;
 }
 
 function hintOf(ctx: Ctx, name: string): FieldHint {
@@ -163,10 +166,6 @@ function clean<T extends Record<string, unknown>>(o: T): T {
   return o;
 }
 
-function shortName(name: string): string {
-  return name.slice(name.lastIndexOf('.') + 1);
-}
-
 /**
  * One field, or undefined when the mode leaves it out. `bare`: no label (a cell of an
  * ArrayTable, or the only field of its group, which the group title names).
@@ -180,10 +179,13 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
   const readPretty = f.readOnly || h.readPrettyOnly;
   const required = !readPretty && !(f.writeOnly && ctx.mode === 'edit') && (f.required || ctx.required.has(f.name));
   const reactive = !readPretty && !required ? ctx.requiredWhen.get(f.name) : undefined;
-  const validator = readPretty ? [] : rules(ctx, f, h, title, required || (reactive ? 'reactive' : false));
+  // A field of a discriminator's case: shown (and required) only under its values.
+  const switched = caseReaction(ctx.discriminator, f.name);
+  const validator = readPretty ? [] : rules(ctx, f, h, title, required || (reactive || ctx.discriminator?.fields.get(f.name)?.requiredWhen.length ? 'reactive' : false));
   const span = spanOf(ctx, f);
   const reactionList = [
     ...(h.visibleWhen ? [visibleWhen(h.visibleWhen)] : []),
+    ...(switched ? [switched] : []),
     ...(reactive ? [requiredReaction(reactive.when, reactive.equals)] : []),
     ...(h.fill && !readPretty && ctx.mode !== 'detail' ? [fillReaction(ctx, f.name, h)] : []),
     ...(h.sum && ctx.mode !== 'detail' ? [sumReaction(ctx, h.sum)] : []),
@@ -191,27 +193,8 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
   const reactions = reactionList.length > 1 ? reactionList : reactionList[0];
 
   if (f.type === 'array' && f.items?.type === 'object' && !h.component) {
-    return clean({
-      type: 'array',
-      title: bare ? undefined : title,
-      'x-index': index,
-      'x-decorator': 'FormItem',
-      'x-decorator-props': clean({ gridSpan: span > 1 ? span : undefined, 'data-testid': `field-${f.name}` }),
-      'x-component': 'ArrayTable',
-      'x-component-props': { pagination: false, size: 'small', bordered: true },
-      'x-validator': validator.length ? validator : undefined,
-      'x-pattern': readPretty ? 'readPretty' : undefined,
-      'x-reactions': reactions,
-      required: required || undefined,
-      items: {
-        type: 'object',
-        properties: arrayColumns(ctx, f.items.properties ?? [], h.orderable),
-      },
-      properties:
-        ctx.mode === 'detail' || readPretty
-          ? undefined
-          : { add: { type: 'void', title: ctx.t('entity.action.addRow'), 'x-component': 'ArrayTable.Addition' } },
-    } as Record<string, unknown>) as ISchema;
+    const nested = { t: ctx.t, mode: ctx.mode, label: (n: string) => ctx.t(fieldLabelKey(ctx.model.name, n)), cell: (p: FieldInfo, b: boolean) => fieldSchema(ctx, p, 0, b) };
+    return arraySchema(nested, f, h, { title: bare ? undefined : title, index, span, validator, readPretty: Boolean(readPretty), reactions, required });
   }
 
   const c = control(ctx, f, h);
@@ -230,37 +213,6 @@ function fieldSchema(ctx: Ctx, f: FieldInfo, index: number, bare = false): ISche
     'x-reactions': reactions,
     required: required || undefined,
   } as Record<string, unknown>) as ISchema;
-}
-
-/** One column per item field, and the row operations: remove, and move up and down when the rows' order means something (`orderable`). */
-function arrayColumns(ctx: Ctx, items: FieldInfo[], orderable = false): Record<string, ISchema> {
-  const out: Record<string, ISchema> = {};
-  items.forEach((p, i) => {
-    // A read-only structured property of a row is the server's word on it (a kept membership's names), no column.
-    if (p.readOnly && p.type === 'object') return;
-    const cell = fieldSchema(ctx, p, 0, true);
-    if (!cell) return;
-    const key = shortName(p.name);
-    out[`column_${key}`] = {
-      type: 'void',
-      'x-index': i,
-      'x-component': 'ArrayTable.Column',
-      'x-component-props': { title: ctx.t(fieldLabelKey(ctx.model.name, p.name)), dataIndex: key },
-      properties: { [key]: cell },
-    };
-  });
-  if (ctx.mode === 'detail') return out;
-  out.column_operations = {
-    type: 'void',
-    'x-index': items.length,
-    'x-component': 'ArrayTable.Column',
-    'x-component-props': { title: ctx.t('entity.action.operation'), width: orderable ? 130 : 90, align: 'center' },
-    properties: {
-      remove: { type: 'void', 'x-component': 'ArrayTable.Remove' },
-      ...(orderable ? { moveUp: { type: 'void', 'x-component': 'ArrayTable.MoveUp' }, moveDown: { type: 'void', 'x-component': 'ArrayTable.MoveDown' } } : {}),
-    },
-  };
-  return out;
 }
 
 /** Required only while `when` equals `equals`. */
@@ -312,6 +264,7 @@ export function toFormily(view: View, options: FormilyOptions): ISchema {
     required: new Set(conditionallyRequired(model, known)),
     requiredWhen: new Map(requiredWhen(model, known).map((r) => [r.field, r])),
     columns: viewForm(view).columns ?? DEFAULT_COLUMNS,
+    discriminator: discriminatorOf(model),
   };
   const properties: Record<string, ISchema> = {};
   const { groups } = viewForm(view);

@@ -5,9 +5,15 @@
  * schema). For each single-fault payload on the device and exam-item forms, the form's
  * only error is on the field the server names, with the server's `detail` text, in
  * zh-CN and in en-US.
+ *
+ * The QC rule's form is built as SchemaField builds it (each field's state and
+ * reactions from the generated schema, rows of its arrays included), so its fields
+ * switched by the rule's type and its rows' fields are checked too: a row's fault is
+ * named on both sides by the row's path, a type's required field only under that type,
+ * and what the form sends after the user switched types is what the server accepts.
  */
 import { createForm, type Form } from '@formily/core';
-import type { ISchema } from '@formily/json-schema';
+import { Schema, type ISchema } from '@formily/json-schema';
 import { translate } from '../../locales';
 import { toFormily } from '@/schema/toFormily';
 import { views } from '@/shared/schema/views';
@@ -27,6 +33,39 @@ function formFor(view: View, lang: string): Form {
   };
   walk(toFormily(view, { t, mode: 'create' }));
   return form;
+}
+
+/**
+ * A form with every field of the generated schema and its reactions (visible, required
+ * by type), the rows of its arrays as long as `values` has them: SchemaField's work
+ * without React.
+ */
+function reactiveForm(view: View, lang: string, values: Record<string, unknown>): Form {
+  const t = (key: string, params?: Record<string, unknown>) => translate(lang, key, params);
+  const form = createForm({ values: JSON.parse(JSON.stringify(values)) });
+  const walk = (s: ISchema, basePath?: string) => {
+    for (const [name, child] of Object.entries((s.properties ?? {}) as Record<string, ISchema>)) {
+      if (child.type === 'void') {
+        walk(child, basePath);
+        continue;
+      }
+      const props = { ...new Schema(child).toFieldProps(), name, basePath };
+      if (child.type !== 'array' || !child.items) {
+        form.createField(props);
+        continue;
+      }
+      form.createArrayField(props);
+      const rows = (values[name] as unknown[] | undefined) ?? [];
+      rows.forEach((_, i) => walk(child.items as ISchema, `${name}.${i}`));
+    }
+  };
+  walk(toFormily(view, { t, mode: 'create' }));
+  return form;
+}
+
+async function errorsOf(form: Form) {
+  await form.validate().catch(() => undefined);
+  return form.errors.map((e) => ({ field: String(e.path), messages: e.messages }));
 }
 
 async function formErrors(view: View, lang: string, values: Record<string, unknown>) {
@@ -63,6 +102,23 @@ describe('form and server refuse alike', () => {
     ['examItem', 'a code with a space', () => ({ ...item(), code: 'PAR 1' }), 'code'],
   ];
 
+  const rule = () => ({
+    name: '一致性规则',
+    type: 'image',
+    minImages: 2,
+    items: [{ name: '伪影', score: 60, deduction: 10 }, { name: '体位', score: 40 }],
+    grades: [{ level: 'A', minScore: 80 }, { level: 'B', minScore: 0 }],
+  });
+  const ruleCases: Array<[string, () => Record<string, unknown>, string]> = [
+    ['an image rule without its minimum of images', () => ({ ...rule(), minImages: undefined }), 'minImages'],
+    ['an exam rule without its time limit', () => ({ ...rule(), type: 'exam', minImages: undefined }), 'timeLimitHours'],
+    ['a second item above 100 points', () => ({ ...rule(), items: [rule().items[0], { name: '体位', score: 101 }] }), 'items.1.score'],
+    ['an item without a name', () => ({ ...rule(), items: [{ score: 10 }] }), 'items.0.name'],
+    ['an item name of 33 characters', () => ({ ...rule(), items: [{ name: 'N'.repeat(33), score: 10 }] }), 'items.0.name'],
+    ['one grade only', () => ({ ...rule(), grades: [{ level: 'A', minScore: 0 }] }), 'grades'],
+    ['a grade level in Chinese', () => ({ ...rule(), grades: [{ level: '甲', minScore: 80 }, { level: 'B', minScore: 0 }] }), 'grades.0.level'],
+  ];
+
   describe.each(['zh-CN', 'en-US'])('in %s', (lang) => {
     test.each(cases)('%s: %s', async (viewName, _what, make, field) => {
       const payload = make();
@@ -74,6 +130,32 @@ describe('form and server refuse alike', () => {
       expect(body).toMatchObject({ status: 'UAA421', field });
       const errors = await formErrors(view, lang, JSON.parse(JSON.stringify(payload)));
       expect(errors).toEqual([{ field, messages: [body.detail] }]);
+    });
+
+    test.each(ruleCases)('qcRule: %s', async (_what, make, field) => {
+      const payload = make();
+      const reply = await p.app.inject({ method: 'POST', url: '/api/qc/v1/rule/save', headers: authed(admin, { 'accept-language': lang }), payload });
+      const body = reply.json();
+      expect(reply.statusCode).toBe(400);
+      expect(body).toMatchObject({ status: 'UAA421', field });
+      expect(await errorsOf(reactiveForm(views.qcRule, lang, JSON.parse(JSON.stringify(payload))))).toEqual([{ field, messages: [body.detail] }]);
+    });
+
+    test('qcRule: switching the type hides the old fields and asks for the new; what the form then sends, the server accepts', async () => {
+      const form = reactiveForm(views.qcRule, lang, { ...rule(), name: `切换-${lang}`, modality: 'CT' });
+      expect(await errorsOf(form)).toEqual([]);
+      expect(form.query('minImages').take()?.visible).toBe(true);
+      expect(form.query('timeLimitHours').take()?.visible).toBe(false);
+      form.setValuesIn('type', 'exam');
+      expect(form.query('minImages').take()?.visible).toBe(false);
+      expect((await errorsOf(form)).map((e) => e.field)).toEqual(['timeLimitHours']);
+      form.setValuesIn('timeLimitHours', 8);
+      expect(await errorsOf(form)).toEqual([]);
+      const sent = JSON.parse(JSON.stringify(form.values));
+      expect(sent).not.toHaveProperty('minImages');
+      expect(sent).not.toHaveProperty('modality');
+      const saved = await p.app.inject({ method: 'POST', url: '/api/qc/v1/rule/save', headers: authed(admin), payload: sent });
+      expect(saved.json()).toMatchObject({ status: '0', data: { type: 'exam', timeLimitHours: 8, items: [{ name: '伪影' }, { name: '体位' }] } });
     });
 
     test('a valid payload passes both', async () => {

@@ -168,7 +168,7 @@ describe.each(dbKinds)('grants on %s', (kind) => {
       await call('POST', '/api/bdt/v1/dictionary/item/import', { dictionaryId: 1, content: 'AAAA' }),
       await call('POST', '/api/bdt/v1/dictionary/delete/1'),
       await call('POST', '/api/ris/v1/organ/save', { code: 'INSIDE', name: '插入部位' }),
-      await call('POST', '/api/qc/v1/rule/save', { name: '插入规则', type: 'exam' }),
+      await call('POST', '/api/qc/v1/rule/save', { name: '插入规则', type: 'exam', timeLimitHours: 24 }),
       await call('POST', '/api/ucenter/v1/org/save', { ...(await call('GET', `/api/ucenter/v1/org/detail/${orgs.HOSP_A}`)).body.data, parentId: orgs.REGION, kind: 'central' }),
     ];
     expect(refused.map((r) => r.body.status)).toEqual(Array(refused.length).fill('PACS006'));
@@ -194,7 +194,7 @@ describe.each(dbKinds)('grants on %s', (kind) => {
     expect((await call('POST', '/api/ucenter/v1/config/gradeSafety', { enabled: false }, admin)).body.status).toBe('0');
     expect((await call('POST', '/api/bdt/v1/dictionary/save', { name: '区域字典', code: 'region16', status: 1 }, admin)).body.status).toBe('0');
     expect((await call('POST', '/api/ris/v1/organ/save', { code: 'REGION16', name: '区域部位' }, admin)).body.status).toBe('0');
-    expect((await call('POST', '/api/qc/v1/rule/save', { name: '区域规则', type: 'exam' }, admin)).body.status).toBe('0');
+    expect((await call('POST', '/api/qc/v1/rule/save', { name: '区域规则', type: 'exam', timeLimitHours: 24 }, admin)).body.status).toBe('0');
     // A role of hospital B: assigned in hospital B only, and hidden from hospital A.
     const bRole = await call('POST', '/api/ucenter/v1/role/save', { name: 'B院登记', dataScope: 'own', permissions: { registration: ['view'] }, ownerHospitalId: orgs.HOSP_B }, admin);
     const inA = await call('POST', '/api/ucenter/v1/user/save', { mobile: '13600000019', name: '错院', status: 1, password: 'Start#2026', memberships: [{ hospitalId: orgs.HOSP_A, roleId: bRole.body.data.id }] }, admin);

@@ -69,7 +69,7 @@ describe.each(dbKinds)('screen settings on %s', (kind) => {
       code: 400,
       body: { status: 'UAA421', field: 'value.columns.0.show' },
     });
-    expect((await bad({ module: 'user', value: { columns: [{ key: 'name' }] } })).body).toMatchObject({ status: 'UAA421', field: 'show' });
+    expect((await bad({ module: 'user', value: { columns: [{ key: 'name' }] } })).body).toMatchObject({ status: 'UAA421', field: 'value.columns.0.show' });
     expect((await bad({ module: '../etc', value: {} })).body).toMatchObject({ status: 'UAA421', field: 'module' });
     const many = Array.from({ length: 101 }, (_, i) => ({ key: `c${i}`, show: true }));
     expect((await bad({ module: 'user', value: { columns: many } })).body).toMatchObject({ status: 'UAA421', field: 'value.columns' });

@@ -12,7 +12,10 @@
  * - exam items: price as a number, uniqueness per hospital (RIS201/202); their options
  *   carry the price (the registry's optionFields), other resources' do not
  * - QC rules: the entity added with files only (schema, view, registry, migration,
- *   locale keys) answers all five calls
+ *   locale keys) answers all five calls; its scoring items (a child table) are saved
+ *   with it (kept by id, reordered, removed), in its detail and deleted with it; its
+ *   grades (jsonb) and per-type fields (allOf by type) are validated and the other
+ *   types' fields cleared; a bad item or field is refused naming it, nothing stored
  */
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
@@ -187,7 +190,7 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     const saved = await call('POST', '/api/qc/v1/rule/save', { name: '报告完整性', description: '所见与诊断不能为空', type: 'report' });
     expect(saved.body.data).toMatchObject({ name: '报告完整性', type: 'report', enabled: true });
     const id = saved.body.data.id;
-    expect((await call('POST', '/api/qc/v1/rule/save', { name: '报告完整性', type: 'image' })).body.status).toBe('BDT003');
+    expect((await call('POST', '/api/qc/v1/rule/save', { name: '报告完整性', type: 'image', minImages: 1 })).body.status).toBe('BDT003');
     expect((await call('POST', '/api/qc/v1/rule/save', { name: '无类型' })).body).toMatchObject({ status: 'UAA421', field: 'type' });
     expect((await call('POST', '/api/qc/v1/rule/list', { filters: { type: 'report' } })).body.data.list).toContainEqual(expect.objectContaining({ id }));
     expect((await call('GET', `/api/qc/v1/rule/detail/${id}`)).body.data.description).toBe('所见与诊断不能为空');
@@ -195,5 +198,77 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     expect((await call('POST', `/api/qc/v1/rule/delete/${id}`)).body.status).toBe('0');
     const clerk = await login(p.app, '13800000002');
     expect((await call('POST', '/api/qc/v1/rule/list', {}, clerk)).body.status).toBe('UAA103');
+  });
+
+  test('QC rules: scoring items (a child table) and grades (jsonb) saved with the rule, per-type fields by its type', async () => {
+    const items = [
+      { name: '运动伪影', score: 60, deduction: 10, description: '每处伪影扣分' },
+      { name: '窗宽窗位', score: 40 },
+    ];
+    const grades = [{ level: 'A', minScore: 90 }, { level: 'B', minScore: 0 }];
+    const rule = { name: '嵌套规则', type: 'image', modality: 'CT', minImages: 20, items, grades };
+    const saved = await call('POST', '/api/qc/v1/rule/save', rule);
+    expect(saved.body.status).toBe('0');
+    const id = saved.body.data.id;
+    // The detail carries the items in order, each with its id, and the grades as sent.
+    const detail = (await call('GET', `/api/qc/v1/rule/detail/${id}`)).body.data;
+    expect(detail).toMatchObject({ ...rule, items: items.map((it) => ({ ...it, id: expect.any(Number) })) });
+    const [first, second] = detail.items as Array<{ id: number }>;
+
+    // Saved again as the form sends it: the second item moved first and edited, the first removed, one added.
+    // The kept item keeps its id; the removed one is gone from the table.
+    const again = await call('POST', '/api/qc/v1/rule/save', { ...detail, items: [{ ...detail.items[1], score: 50 }, { name: '解剖结构', score: 50, deduction: 5 }] });
+    expect(again.body.status).toBe('0');
+    const after = (await call('GET', `/api/qc/v1/rule/detail/${id}`)).body.data.items;
+    expect(after).toEqual([{ id: second.id, name: '窗宽窗位', score: 50 }, { id: expect.any(Number), name: '解剖结构', score: 50, deduction: 5 }]);
+    expect((await p.db.query('SELECT 1 FROM qc_rule_item WHERE id = $1', [first.id])).rowCount).toBe(0);
+
+    // Switching the type clears the other type's fields and requires the new type's own.
+    const missing = await call('POST', '/api/qc/v1/rule/save', { ...detail, type: 'exam', items: after });
+    expect(missing).toMatchObject({ code: 400, body: { status: 'UAA421', field: 'timeLimitHours' } });
+    const exam = await call('POST', '/api/qc/v1/rule/save', { ...detail, type: 'exam', timeLimitHours: 48, items: after });
+    expect(exam.body.status).toBe('0');
+    expect(exam.body.data).toMatchObject({ type: 'exam', timeLimitHours: 48 });
+    expect(exam.body.data).not.toHaveProperty('modality');
+    expect(exam.body.data).not.toHaveProperty('minImages');
+    expect(exam.body.data.items).toEqual(after);
+
+    // An item of another rule is not taken over by sending its id: a new row is made.
+    const other = (await call('POST', '/api/qc/v1/rule/list', { filters: { name: '影像无伪影' } })).body.data.list[0];
+    const foreignItem = (await call('GET', `/api/qc/v1/rule/detail/${other.id}`)).body.data.items[0];
+    const taken = await call('POST', '/api/qc/v1/rule/save', { ...exam.body.data, items: [{ ...foreignItem, name: '借用' }] });
+    expect(taken.body.data.items[0].id).not.toBe(foreignItem.id);
+    expect((await call('GET', `/api/qc/v1/rule/detail/${other.id}`)).body.data.items[0]).toEqual(foreignItem);
+
+    // Deleted with the rule.
+    const kept = taken.body.data.items[0].id;
+    expect((await call('POST', `/api/qc/v1/rule/delete/${id}`)).body.status).toBe('0');
+    expect((await p.db.query('SELECT 1 FROM qc_rule_item WHERE id = $1 OR rule_id = $2', [kept, id])).rowCount).toBe(0);
+  });
+
+  test('QC rules: a bad item, grade or per-type field is refused naming it, and nothing is stored', async () => {
+    const rules = await count('qc_rule');
+    const items = await count('qc_rule_item');
+    const base = { name: '拒绝规则', type: 'exam', timeLimitHours: 12, items: [{ name: '好', score: 10 }] };
+    const refusals: Array<[object, string]> = [
+      [{ ...base, items: [{ name: '好', score: 10 }, { name: '坏', score: 101 }] }, 'items.1.score'],
+      [{ ...base, items: [{ score: 10 }] }, 'items.0.name'],
+      [{ ...base, grades: [{ level: 'A', minScore: 60 }] }, 'grades'],
+      [{ ...base, grades: [{ level: '甲', minScore: 60 }, { level: 'B', minScore: 0 }] }, 'grades.0.level'],
+      [{ ...base, timeLimitHours: undefined }, 'timeLimitHours'],
+      [{ ...base, type: 'image' }, 'minImages'],
+      [{ ...base, type: 'report', diseases: ['x'.repeat(21)] }, 'diseases.0'],
+    ];
+    for (const [payload, field] of refusals) {
+      const r = await call('POST', '/api/qc/v1/rule/save', payload);
+      expect({ field, ...r }).toMatchObject({ field, code: 400, body: { status: 'UAA421', field } });
+    }
+    // A modality outside the dictionary is refused by the store after the schema passed.
+    expect((await call('POST', '/api/qc/v1/rule/save', { ...base, type: 'image', minImages: 1, modality: 'ZZ' })).body).toMatchObject({ status: 'UAA421', field: 'modality' });
+    // An item the database refuses (a deduction above its score, the registry's `checks`) after the rule was written rolls the rule back too.
+    const dbRefused = await call('POST', '/api/qc/v1/rule/save', { ...base, items: [{ name: '好', score: 10 }, { name: '重', score: 10, deduction: 20 }] });
+    expect(dbRefused).toMatchObject({ code: 400, body: { status: 'UAA421', field: 'items.deduction' } });
+    expect(await count('qc_rule')).toBe(rules);
+    expect(await count('qc_rule_item')).toBe(items);
   });
 });

@@ -8,7 +8,11 @@
  *   part of it; the price shows; edit the price; delete
  * - exam parts (/organList): the demo tree shows body categories with their parts
  *   nested; add a part under a category and see it among that category's children
- * - QC rules (/qcRuleList): the entity added with files only lists the demo rules
+ * - QC rules (/qcRuleList): the entity added with files only lists the demo rules; its
+ *   editor, from the schema and view alone: the type switches the per-type fields (an
+ *   exam rule's time limit, an image rule's minimum of images), two scoring items are
+ *   added as cards, the grades start as the schema's default table, and after saving
+ *   the rule reopens with its items
  */
 import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
@@ -144,4 +148,48 @@ describe('base data in Chromium', () => {
     expect(await list.row('影像无伪影').textContent()).toContain(zh('code.qcRuleType.image'));
     await b.shot('base-qc-rules');
   }, 60_000);
+
+  test('QC rules: the editor switches fields by type and keeps the scoring items', async () => {
+    const { page } = b;
+    const name = `质控${stamp}`;
+    const modal = page.getByTestId('form-modal');
+    const form = new SchemaFormPage(page, modal);
+    await list.open('/qcRuleList');
+    await page.getByTestId('create').click();
+    await form.fill('name', name);
+    await form.choose('type', zh('code.qcRuleType.exam'));
+    await form.field('timeLimitHours').waitFor();
+    expect(await form.field('minImages').count()).toBe(0);
+    await b.shot('qc-rule-exam');
+
+    await form.choose('type', zh('code.qcRuleType.image'));
+    await form.field('minImages').waitFor();
+    await form.field('timeLimitHours').waitFor({ state: 'detached' });
+    await form.fill('minImages', '3');
+    // The grades start as the schema's default: three rows.
+    expect(await form.field('grades.level').count()).toBe(3);
+
+    const addItem = form.field('items').getByRole('button', { name: zh('entity.action.addRow') });
+    for (const [i, [item, score]] of [['伪影', '60'], ['体位', '40']].entries()) {
+      await addItem.click();
+      await form.field('items.name').nth(i).locator('input').fill(item);
+      await form.field('items.score').nth(i).locator('input').fill(score);
+    }
+    await b.shot('qc-rule-image-items');
+    await form.field('grades').scrollIntoViewIfNeeded();
+    await b.shot('qc-rule-grades');
+    await page.getByTestId('form-modal-save').click();
+    await toast(zh('entity.action.saved')).waitFor();
+    await modal.waitFor({ state: 'detached' });
+
+    await list.search({ name });
+    await list.row(name).getByTestId('row-edit').click();
+    await page.waitForFunction(() => (document.querySelector('[data-testid="field-name"] input') as HTMLInputElement | null)?.value !== '');
+    await form.field('items.name').nth(1).waitFor();
+    const values = async (field: string) => form.field(field).locator('input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    expect(await values('items.name')).toEqual(['伪影', '体位']);
+    expect(await values('minImages')).toEqual(['3']);
+    expect(await form.field('timeLimitHours').count()).toBe(0);
+    await b.shot('qc-rule-reopened');
+  }, 120_000);
 });

@@ -27,11 +27,15 @@
  * - toPayload: readOnly and unknown fields dropped (nested too: array widgets' row keys), blanks, an untouched
  *   structured object ({}) and an empty password dropped,
  *   fixed values set, id on edit; errorFieldPath climbs to a field the form has
+ * - nested records: the QC rule's per-type fields switched by its type (shown and
+ *   required under their types only), scoring items as ArrayCards with remove and
+ *   move, grades as an ArrayTable starting at the schema's default, row ids kept
  * - every text key the renderers ask for exists in zh-CN and en-US
  */
 import type { ISchema } from '@formily/json-schema';
 import { resources, translate } from '../../locales';
 import { errorFieldPath, initialValues, toPayload } from '@/schema/formData';
+import { discriminatorOf, foreignFields } from '@/shared/schema/discriminator';
 import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/shared/schema/model';
 import { RANGE_SUFFIX, hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column } from '@/schema/toColumns';
 import { toFormily } from '@/schema/toFormily';
@@ -187,6 +191,56 @@ describe('toFormily', () => {
       { required: false, message: 'validation.required {"field":"entity.role.field.dataConditions"}' },
     ]);
     expect(fieldsOf(toFormily(views.user, { t, mode: 'edit' })).dataScope['x-component-props']).toEqual({ withMode: true });
+  });
+});
+
+describe('nested records and a discriminator (the QC rule)', () => {
+  test('the type switches its fields: each shown only under its types, required under those that require it', () => {
+    const d = discriminatorOf(entityModel('qcRule'))!;
+    expect(d.field).toBe('type');
+    expect(Object.fromEntries(d.fields)).toEqual({
+      timeLimitHours: { when: ['exam'], requiredWhen: ['exam'] },
+      modality: { when: ['image'], requiredWhen: [] },
+      minImages: { when: ['image'], requiredWhen: ['image'] },
+      diseases: { when: ['report'], requiredWhen: [] },
+    });
+    expect(foreignFields(d, 'exam').sort()).toEqual(['diseases', 'minImages', 'modality']);
+    expect(foreignFields(d, undefined)).toHaveLength(4);
+    // An entity without cases has none; its if/then stays a plain requirement.
+    expect(discriminatorOf(entityModel('org'))).toBeUndefined();
+
+    const f = fieldsOf(toFormily(views.qcRule, { t, mode: 'create' }));
+    expect(f.minImages['x-reactions']).toEqual({
+      dependencies: ['type'],
+      fulfill: { state: { visible: '{{["image"].includes($deps[0])}}', required: '{{["image"].includes($deps[0])}}' } },
+    });
+    expect(f.modality['x-reactions']).toEqual({ dependencies: ['type'], fulfill: { state: { visible: '{{["image"].includes($deps[0])}}' } } });
+    expect(f.minImages['x-validator']).toContainEqual({ required: false, message: 'validation.required {"field":"entity.qcRule.field.minImages"}' });
+    // Fields of every type have no reaction.
+    expect(f.name['x-reactions']).toBeUndefined();
+  });
+
+  test('items are cards (view array: cards) with remove and move; grades a table; a row id is kept, never shown', () => {
+    const create = fieldsOf(toFormily(views.qcRule, { t, mode: 'create' }));
+    expect(create.items['x-component']).toBe('ArrayCards');
+    const card = (create.items.items as ISchema).properties as Record<string, ISchema>;
+    expect(Object.keys(card)).toEqual(['index', 'layout', 'remove', 'moveUp', 'moveDown']);
+    const cardFields = fieldsOf(card.layout);
+    expect(Object.keys(cardFields)).toEqual(['name', 'score', 'deduction', 'description']);
+    expect(cardFields.name.title).toBe('entity.qcRule.field.items.name');
+    // The view spans the item's description over the card's two columns.
+    expect(cardFields.description['x-decorator-props']).toMatchObject({ gridSpan: 2 });
+    expect(Object.keys((create.items.properties ?? {}) as object)).toEqual(['add']);
+    expect(create.grades['x-component']).toBe('ArrayTable');
+    expect(Object.keys(((create.grades.items as ISchema).properties ?? {}) as object)).toEqual(['column_level', 'column_minScore', 'column_operations']);
+    // The detail shows the rows without their operations.
+    const detail = fieldsOf(toFormily(views.qcRule, { t, mode: 'detail' }));
+    expect(Object.keys(((detail.items.items as ISchema).properties ?? {}) as object)).toEqual(['index', 'layout']);
+    expect(detail.items.properties).toBeUndefined();
+    // A new rule starts with the schema's grades.
+    expect(initialValues(views.qcRule).grades).toHaveLength(3);
+    // The save payload keeps a row's id (the store keeps the row by it) and drops what the schema lacks.
+    expect(toPayload(views.qcRule, { name: 'r', type: 'image', items: [{ id: 7, name: 'a', score: 1, key: 'x' }] }).items).toEqual([{ id: 7, name: 'a', score: 1 }]);
   });
 });
 

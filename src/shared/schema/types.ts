@@ -100,6 +100,8 @@ export interface FieldHint {
   range?: { initial?: QuickRange; required?: boolean };
   /** Array of objects: rows can be moved up and down (their order means something: a print layout's items). */
   orderable?: boolean;
+  /** Array of objects: a table of rows (default) or a card per row (rows with longer texts). */
+  array?: 'table' | 'cards';
 }
 
 /**

@@ -1017,6 +1017,10 @@ export interface FieldHint {
    */
   orderable?: boolean;
   /**
+   * Array of objects: its control, a table with a column per item field (ArrayTable, the default) or a card per row with the item fields labelled (ArrayCards, for rows with longer texts).
+   */
+  array?: 'table' | 'cards';
+  /**
    * List column: the value (a code-table state) shown as a progress bar of the row's `done` of `total` fields, with `error`'s text under it when present; `status` maps state values to the bar's look (active, success, exception), others show the label only.
    */
   progress?: {
