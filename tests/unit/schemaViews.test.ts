@@ -35,6 +35,7 @@ import type { View } from '@/schema/types';
 import { viewForm, views, viewName } from '@/schema/views';
 import { pathFields } from '@/schema/pathTemplate';
 import { rowActionTextKey } from '@/schema/rowActions';
+import '@/features';
 import { dialogNames } from '@/schema/dialogs';
 
 const root = path.resolve(__dirname, '..', '..');
