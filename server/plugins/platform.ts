@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { entityModel } from '../../src/schema/model';
 import { entityNames } from '../../src/schema/schemas';
-import resourceRegistry from '../../config/resources.json';
+import { RESOURCE_REGISTRY as resourceRegistry } from '../../config/declared';
 import app from '../../config/app.json';
 import { translate } from '../../locales';
 import { databaseFailure } from '../lib/dbErrors';

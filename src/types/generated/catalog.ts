@@ -59,6 +59,7 @@ import entities_examItem from '../../../schemas/entities/examItem.json';
 import entities_examLog from '../../../schemas/entities/examLog.json';
 import entities_expert from '../../../schemas/entities/expert.json';
 import entities_formLayout from '../../../schemas/entities/formLayout.json';
+import entities_hisInterface from '../../../schemas/entities/hisInterface.json';
 import entities_org from '../../../schemas/entities/org.json';
 import entities_organ from '../../../schemas/entities/organ.json';
 import entities_printLayout from '../../../schemas/entities/printLayout.json';
@@ -90,6 +91,7 @@ import views_dictionary from '../../../schemas/views/dictionary.json';
 import views_dictionaryItem from '../../../schemas/views/dictionaryItem.json';
 import views_exam from '../../../schemas/views/exam.json';
 import views_examItem from '../../../schemas/views/examItem.json';
+import views_hisInterface from '../../../schemas/views/hisInterface.json';
 import views_hospital from '../../../schemas/views/hospital.json';
 import views_myReport from '../../../schemas/views/myReport.json';
 import views_organ from '../../../schemas/views/organ.json';
@@ -166,6 +168,7 @@ export const schemaFiles: unknown[] = [
   entities_examLog,
   entities_expert,
   entities_formLayout,
+  entities_hisInterface,
   entities_org,
   entities_organ,
   entities_printLayout,
@@ -201,6 +204,7 @@ export const viewFiles: Record<string, unknown> = {
   "dictionaryItem": views_dictionaryItem,
   "exam": views_exam,
   "examItem": views_examItem,
+  "hisInterface": views_hisInterface,
   "hospital": views_hospital,
   "myReport": views_myReport,
   "organ": views_organ,
