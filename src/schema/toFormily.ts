@@ -145,7 +145,8 @@ function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
   // Formily's DatePicker keeps the value as the YYYY-MM-DD string the schema's format wants.
   if (f.format === 'date') return { component: 'DatePicker' };
   if (f.writeOnly) return { component: 'Password', props: { autoComplete: 'new-password' } };
-  if ((f.maxLength ?? 0) >= 200) return { component: 'Input.TextArea', props: { rows: 3, showCount: true, maxLength: f.maxLength } };
+  // Long free text gets a text area; a formatted string (a URL, an e-mail) is one token, so one line whatever its limit.
+  if ((f.maxLength ?? 0) >= 200 && !f.format) return { component: 'Input.TextArea', props: { rows: 3, showCount: true, maxLength: f.maxLength } };
   return { component: 'Input' };
 }
 
