@@ -12,6 +12,10 @@ module.exports = {
   moduleNameMapper: {
     '^@/(.*)$': '<rootDir>/src/$1',
     '\\.(css|less)$': '<rootDir>/tests/support/styleStub.js',
+    // @formily/antd-v5's FormButtonGroup pulls in react-sticky-box, shipped as ES modules
+    // only; no schema form uses it, and jest (CommonJS) cannot load it. Any test that
+    // registers the app's features loads the form registry, hence one stub for all.
+    '^react-sticky-box$': '<rootDir>/tests/support/stickyBoxStub.js',
   },
   globalSetup: '<rootDir>/tests/support/globalSetup.mjs',
   setupFilesAfterEnv: ['<rootDir>/tests/support/retryBrowser.js'],

@@ -3,7 +3,11 @@
  * by the server (registered on its ajv) and the client (Formily validators built in
  * src/schema/toFormily.ts). Pure: no node or browser imports, so both bundles take it.
  * A schema names a format ("format": "id-card"); both sides then agree on the rule.
+ * The standard formats (uri, email, ipv4, …) are ajv-formats' own definitions, the ones
+ * Fastify adds to the server's ajv (its full mode), so the form accepts exactly what
+ * the server accepts (http://10.1.1.5:8080/his, an IPv6 literal) and refuses the same.
  */
+import { fullFormats } from 'ajv-formats/dist/formats';
 
 /** ISO 7064 MOD 11-2 weights of the first 17 digits of a mainland identity number. */
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
@@ -54,6 +58,27 @@ export const STRING_FORMATS: Readonly<Record<string, (value: string) => boolean>
   lowercase: isLowercase,
   uppercase: isUppercase,
 });
+
+type FormatTest = (value: string) => boolean;
+
+/** ajv-formats' definition of a standard format as a test: a regular expression, a function or {validate}. */
+function standardFormat(name: string): FormatTest | undefined {
+  if (!Object.prototype.hasOwnProperty.call(fullFormats, name)) return undefined;
+  const def = fullFormats[name as keyof typeof fullFormats] as unknown;
+  const validate = def && typeof def === 'object' && 'validate' in def ? (def as { validate: unknown }).validate : def;
+  if (validate instanceof RegExp) return (value) => validate.test(value);
+  if (typeof validate === 'function') return (value) => Boolean((validate as FormatTest)(value));
+  return undefined;
+}
+
+/**
+ * The test of any string format a schema names, as the server's ajv runs it: the
+ * schemas' own (STRING_FORMATS) first, else the standard one; undefined for a name
+ * neither knows (ajv refuses such a schema at start-up).
+ */
+export function formatTest(name: string): FormatTest | undefined {
+  return STRING_FORMATS[name] ?? standardFormat(name);
+}
 
 /** What registering needs of an ajv instance; structural, so this module imports no ajv. */
 export interface FormatHost {

@@ -4,6 +4,8 @@
  */
 import React from 'react';
 import { AppRoot } from './components/AppRoot';
+// The features' dialogs, form asides and controls, registered before any screen renders.
+import './features';
 import i18n from './i18n';
 import { documentTitle } from './routes/title';
 

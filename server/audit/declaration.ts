@@ -7,12 +7,17 @@
 import type { PatientRef } from './trail';
 import auditActions from '../../schemas/codes/auditAction.json';
 import auditObjects from '../../schemas/codes/auditObject.json';
+import { adminEntities } from '../../config/declared';
 
 /** What a call does, as the auditor filters it: the code table is the one list (a route naming another fails at start-up). */
 export const AUDIT_ACTIONS: readonly string[] = auditActions.enum;
 export type AuditAction = string;
 /** The object types, likewise one code table. */
-export const AUDIT_OBJECTS: readonly string[] = auditObjects.enum;
+/**
+ * The object types: the code table, and each admin entity a view declares (its
+ * resource name, text code.auditObject.<resource>), so such an entity needs no edit here.
+ */
+export const AUDIT_OBJECTS: readonly string[] = [...auditObjects.enum, ...adminEntities().map((a) => a.decl.resource)];
 
 export interface AuditSpec {
   action: AuditAction;

@@ -1,16 +1,16 @@
 /**
- * Function permissions and menus, from config/permissions.json and config/routes.json.
+ * Function permissions and menus, from config/permissions.json and config/routes.json
+ * with the admin entities' views merged in (config/declared.ts).
  * A permission key is "module:action"; a role grants {module: [actions]}. A route
  * of the UI is visible when the role has any right in its module (or it names none).
  * Pure functions: the server decides with them, the tests call them directly.
  */
-import permissions from '../../config/permissions.json';
-import routes from '../../config/routes.json';
+import { PERMISSION_MODULES, ROUTE_TABLE as routes } from '../../config/declared';
 import { can } from '../../src/shared/permissions';
 
 export type PermissionMap = Record<string, string[]>;
 
-export const MODULES: Record<string, string[]> = permissions.modules;
+export const MODULES: Readonly<Record<string, string[]>> = PERMISSION_MODULES;
 
 /** Throws on a key that config/permissions.json does not declare: a typo must not open a route. */
 export function assertPermissionKey(key: string): void {

@@ -6,7 +6,7 @@
  * route needs a guard of its own. PGlite and pg both put the SQLSTATE in `code` and
  * the constraint and table names beside it. Anything else stays a server fault.
  */
-import registry from '../../config/resources.json';
+import { RESOURCE_REGISTRY as registry } from '../../config/declared';
 import { AppError } from './errors';
 
 interface DatabaseError {

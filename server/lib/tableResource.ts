@@ -26,7 +26,7 @@
  * Identifiers reach SQL only from the schema and the registry, never from a request.
  */
 import type { FastifyInstance } from 'fastify';
-import registry from '../../config/resources.json';
+import { RESOURCE_REGISTRY } from '../../config/declared';
 import { discriminatorOf, foreignFields, type Discriminator } from '../../src/shared/schema/discriminator';
 import { entityModel, type FieldInfo } from '../../src/shared/schema/model';
 import type { Queryable } from '../db';
@@ -77,7 +77,8 @@ export interface RegistryEntry {
 
 type Row = Record<string, unknown> & { id?: number };
 
-export const RESOURCES = Object.fromEntries(Object.entries(registry).filter(([k]) => !k.startsWith('$'))) as Record<string, RegistryEntry>;
+/** config/resources.json with the admin entities their views declare (config/declared.ts). */
+export const RESOURCES = RESOURCE_REGISTRY as Readonly<Record<string, RegistryEntry>>;
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const SCALARS = new Set(['string', 'integer', 'number', 'boolean']);

@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { entityModel } from '../../src/shared/schema/model';
 import { entityNames } from '../../src/shared/schema/schemas';
-import resourceRegistry from '../../config/resources.json';
+import { RESOURCE_REGISTRY as resourceRegistry } from '../../config/declared';
 import app from '../../config/app.json';
 import { databaseFailure } from '../lib/dbErrors';
 import { AppError } from '../lib/errors';

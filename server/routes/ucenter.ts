@@ -7,7 +7,7 @@
  * identity/grants.ts against the caller's own rights and scope.
  */
 import type { FastifyInstance } from 'fastify';
-import permissions from '../../config/permissions.json';
+import { PERMISSION_GROUPS, PERMISSION_MODULES } from '../../config/declared';
 import type { Queryable } from '../db';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
@@ -463,7 +463,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
       config: { permission: ['system.role:view'], audit: 'none' },
       schema: { tags: ['ucenter'], summary: 'The function-permission tree (groups → modules → actions)', response: replies({ type: 'object', additionalProperties: true }) },
     },
-    async () => ok({ groups: permissions.groups, modules: permissions.modules }),
+    async () => ok({ groups: PERMISSION_GROUPS, modules: PERMISSION_MODULES }),
   );
 
   fastify.post<{ Params: { id: number } }>(

@@ -3,7 +3,7 @@
  * umi (.umirc.ts) and the main layout (sidebar) need. No React here, so .umirc.ts
  * can import it at build time and unit tests can run it in node.
  */
-import table from '../../config/routes.json';
+import { ROUTE_TABLE as table } from '../../config/declared';
 
 export interface RouteEntry {
   path: string;

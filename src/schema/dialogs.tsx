@@ -1,7 +1,8 @@
 /**
  * The dialog registry: bespoke dialogs a view opens by name from a row action or a
  * toolbar button (view `dialog`: an exam's images, the DICOM upload), each loaded on
- * first use. A name registered twice throws, as the form registry does. ActionDialog
+ * first use. Features register theirs through their manifest (src/features): the
+ * engine names none. A name registered twice throws, as the form registry does. ActionDialog
  * is the host: it gives the dialog its row (or the list's ticked rows), props and
  * title, and the follow-up call the view names with `then` when the user holds its right.
  */
@@ -28,12 +29,12 @@ export interface ActionDialogProps {
   followUp?: { label: string; run(): Promise<boolean> };
 }
 
-type Loader = () => Promise<{ default: ComponentType<ActionDialogProps> }>;
+export type DialogLoader = () => Promise<{ default: ComponentType<ActionDialogProps> }>;
 
-const loaders = new Map<string, Loader>();
+const loaders = new Map<string, DialogLoader>();
 const loaded = new Map<string, LazyExoticComponent<ComponentType<ActionDialogProps>>>();
 
-export function registerDialog(name: string, loader: Loader): void {
+export function registerDialog(name: string, loader: DialogLoader): void {
   if (loaders.has(name)) throw new Error(`dialog ${name} registered twice`);
   loaders.set(name, loader);
 }
@@ -53,17 +54,6 @@ export function dialogComponent(name: string): LazyExoticComponent<ComponentType
   }
   return component;
 }
-
-registerDialog('ExamImages', () => import('../components/ExamImages'));
-registerDialog('DicomUpload', () => import('../components/DicomUpload'));
-// Regional send: pick a destination, then the sends' progress.
-registerDialog('ExamSend', () => import('../components/ExamSend'));
-// The viewer's launchers: small, without Cornerstone (the viewer itself is the /viewer route's chunk).
-registerDialog('ViewerLauncher', () => import('../viewer/ViewerLauncher'));
-registerDialog('CompareStudies', () => import('../viewer/CompareDialog'));
-// Printing: a report's (or the ticked reports') A4 sheets, and the doctors' signatures of the print layouts.
-registerDialog('ReportPrint', () => import('../report/print/PrintDialog'));
-registerDialog('PrintSignatures', () => import('../report/print/SignatureDialog'));
 
 export interface ActionDialogHostProps {
   view: View;

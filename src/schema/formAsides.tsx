@@ -1,8 +1,9 @@
 /**
  * The registry of form asides: live panels a view's form shows beside itself (view
  * `form.aside`), given the Formily form to follow as the user types: the print
- * layout's A4 preview. Loaded on first use, so a form without one never loads it; a
- * name registered twice throws, as the other registries do.
+ * layout's A4 preview. Features register theirs through their manifest (src/features).
+ * Loaded on first use, so a form without one never loads it; a name registered twice
+ * throws, as the other registries do.
  */
 import type { Form } from '@formily/core';
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
@@ -15,12 +16,12 @@ export interface FormAsideProps {
   props: Record<string, unknown>;
 }
 
-type Loader = () => Promise<{ default: ComponentType<FormAsideProps> }>;
+export type FormAsideLoader = () => Promise<{ default: ComponentType<FormAsideProps> }>;
 
-const loaders = new Map<string, Loader>();
+const loaders = new Map<string, FormAsideLoader>();
 const loaded = new Map<string, LazyExoticComponent<ComponentType<FormAsideProps>>>();
 
-export function registerFormAside(name: string, loader: Loader): void {
+export function registerFormAside(name: string, loader: FormAsideLoader): void {
   if (loaders.has(name)) throw new Error(`form aside ${name} registered twice`);
   loaders.set(name, loader);
 }
@@ -28,8 +29,6 @@ export function registerFormAside(name: string, loader: Loader): void {
 export function formAsideNames(): string[] {
   return [...loaders.keys()];
 }
-
-registerFormAside('PrintLayoutPreview', () => import('../report/print/LayoutPreview'));
 
 export function FormAside({ component, form, mode, props }: FormAsideProps & { component: string }) {
   const loader = loaders.get(component);

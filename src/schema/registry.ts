@@ -3,7 +3,8 @@
  * @formily/antd-v5 controls and layouts, and ours (Section, Switch, DateTime,
  * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload, Money, DicomText), each already wrapped
  * once with connect / mapProps / mapReadPretty so every detail view is read-pretty for
- * free. A name registered twice
+ * free. Features add their own controls through their manifest (registerControl,
+ * src/features), before the first form renders. A name registered twice
  * throws (amis registerRenderer does the same): two controls under one name would
  * make a view mean whichever loaded last. Also registers the validator rules the
  * generated schemas use beyond Formily's own (uniqueBy).
@@ -88,10 +89,25 @@ const customControls: Record<string, RegisteredComponent> = {
   DicomText,
 };
 
+/** The engine's own controls, frozen. */
 export const components: Registry = defineRegistry(formilyControls, customControls);
 
+/**
+ * What forms render with: the engine's controls and those features registered. Formily
+ * reads its components map lazily (lazyMerge), so a control registered after this
+ * module loaded still resolves.
+ */
+const registered: Record<string, RegisteredComponent> = { ...components };
+
+/** Adds a feature's control under `name`; a name the engine or another feature holds throws. */
+export function registerControl(name: string, component: RegisteredComponent): void {
+  if (Object.prototype.hasOwnProperty.call(registered, name)) throw new Error(`schema component "${name}" is registered twice`);
+  if (!component) throw new Error(`schema component "${name}" is undefined`);
+  registered[name] = component;
+}
+
 /** Does the registry resolve `name`, including members such as "ArrayTable.Column"? */
-export function hasComponent(name: string, registry: Registry = components): boolean {
+export function hasComponent(name: string, registry: Registry = registered): boolean {
   const [head, ...rest] = name.split('.');
   let node: unknown = registry[head];
   for (const part of rest) node = node ? (node as Record<string, unknown>)[part] : undefined;
@@ -119,4 +135,4 @@ registerValidateRules({
   },
 });
 
-export const SchemaField = createSchemaField({ components: components as Record<string, RegisteredComponent>, scope: { ...formScope, ...totalScope } });
+export const SchemaField = createSchemaField({ components: registered, scope: { ...formScope, ...totalScope } });

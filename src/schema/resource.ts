@@ -5,7 +5,7 @@
  * tests and the stub run drive the same code with a fake fetcher.
  */
 import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
-import registry from '../../config/resources.json';
+import { RESOURCE_REGISTRY } from '../../config/declared';
 import type { ListQuery } from './toColumns';
 import type { Option, Scalar } from '../shared/schema/types';
 
@@ -27,7 +27,7 @@ export interface ResourceApi {
   options(params?: Record<string, Scalar | undefined>): Promise<Option[]>;
 }
 
-const resources = registry as unknown as Record<string, { base: string }>;
+const resources: Readonly<Record<string, { base: string }>> = RESOURCE_REGISTRY;
 
 export const resourceNames: string[] = Object.keys(resources).filter((k) => !k.startsWith('$'));
 

@@ -5,8 +5,8 @@
  * - groups become sections (Section) holding a FormGrid of `form.columns` (default 2)
  * - titles are entity.<entity>.field.<field>; section titles entity.group.<key>
  * - required, lengths, pattern, format, bounds and item counts become x-validator rules
- *   with validation.* messages naming the field (the schemas' own formats, such as
- *   id-card, run config/formats.ts like the server); a requirement from the entity's
+ *   with validation.* messages naming the field (every string format, the schemas' own
+ *   such as id-card and the standard ones such as uri, runs config/formats.ts like the server); a requirement from the entity's
  *   if/then applies when the view's fixed values and the mode decide it, and follows
  *   the field it depends on when the user picks that field (role: custom scope)
  * - code-table values become Select options labelled code.<table>.<value>
@@ -24,7 +24,7 @@
  * - every field's FormItem carries data-testid field-<name> (page objects find it)
  */
 import type { ISchema } from '@formily/json-schema';
-import { STRING_FORMATS } from '../../config/formats';
+import { formatTest } from '../../config/formats';
 import { conditionallyRequired, entityModel, field as fieldOf, requiredWhen, virtualField, type EntityModel, type FieldInfo } from '../shared/schema/model';
 import { codeOptions } from '../shared/schema/schemas';
 import type { FieldHint, SumSpec, Translate, View } from '../shared/schema/types';
@@ -39,17 +39,18 @@ export interface FormilyOptions {
 
 const DEFAULT_COLUMNS = 2;
 
-/** JSON Schema formats → Formily's built-in format rules. */
-const FORMATS: Record<string, string> = { ipv4: 'ipv4', email: 'email', uri: 'url' };
+/** Formats whose values come from a picker (DatePicker, DateTime), which writes them as the server reads them. */
+const PICKED_FORMATS = new Set(['date', 'time', 'date-time']);
 
 /**
- * A rule for one of the schemas' own formats (config/formats.ts), the function the
- * server's ajv runs too. Formily registers formats only as regular expressions, and an
- * identity number's checksum is not one, so it is a validator. Empty is not its
- * business: `required` says that.
+ * A rule for a string format, the test the server's ajv runs too (config/formats.ts):
+ * the schemas' own (an identity number's checksum) and the standard ones as ajv-formats
+ * defines them. Formily's own format rules differ (its url refuses private IP hosts
+ * such as http://10.1.1.5:8080/his, which the server accepts), so none is used. Empty
+ * is not its business: `required` says that.
  */
-function customFormatRule(format: string, message: string): Record<string, unknown> | undefined {
-  const test = STRING_FORMATS[format];
+function formatRule(format: string, message: string): Record<string, unknown> | undefined {
+  const test = PICKED_FORMATS.has(format) ? undefined : formatTest(format);
   if (!test) return undefined;
   return { validator: (value: unknown) => value === undefined || value === null || value === '' || (typeof value === 'string' && test(value)), message };
 }
@@ -98,9 +99,8 @@ function rules(ctx: Ctx, f: FieldInfo, h: FieldHint, title: string, required: bo
     if (f.minLength !== undefined && f.minLength > 1) out.push({ minLength: f.minLength, message: msg('minLength', f.minLength) });
     if (f.maxLength !== undefined) out.push({ maxLength: f.maxLength, message: msg('maxLength', f.maxLength) });
     if (f.pattern) out.push({ pattern: f.pattern, message: msg('pattern') });
-    if (f.format && FORMATS[f.format]) out.push({ format: FORMATS[f.format], message: msg('format') });
-    const custom = f.format ? customFormatRule(f.format, msg('format')) : undefined;
-    if (custom) out.push(custom);
+    const format = f.format ? formatRule(f.format, msg('format')) : undefined;
+    if (format) out.push(format);
   }
   if ((f.type === 'integer' || f.type === 'number') && !choice) {
     if (f.minimum !== undefined) out.push({ minimum: f.minimum, message: msg('minimum', f.minimum) });
@@ -148,7 +148,8 @@ function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
   // Formily's DatePicker keeps the value as the YYYY-MM-DD string the schema's format wants.
   if (f.format === 'date') return { component: 'DatePicker' };
   if (f.writeOnly) return { component: 'Password', props: { autoComplete: 'new-password' } };
-  if ((f.maxLength ?? 0) >= 200) return { component: 'Input.TextArea', props: { rows: 3, showCount: true, maxLength: f.maxLength } };
+  // Long free text gets a text area; a formatted string (a URL, an e-mail) is one token, so one line whatever its limit.
+  if ((f.maxLength ?? 0) >= 200 && !f.format) return { component: 'Input.TextArea', props: { rows: 3, showCount: true, maxLength: f.maxLength } };
   return { component: 'Input' };
 }
 

@@ -11,9 +11,20 @@
  * switched by the rule's type and its rows' fields are checked too: a row's fault is
  * named on both sides by the row's path, a type's required field only under that type,
  * and what the form sends after the user switched types is what the server accepts.
+ * And both ways: for each format, pattern and limit, a value the server accepts the
+ * form accepts, and a value the server refuses the form refuses (the HIS interface's
+ * URL with an IP host and a port, an IPv6 literal, e-mails, mobiles, bounds; a
+ * device's IP; through the server's own save). ID card numbers and mobiles of the
+ * registration form are checked against the server's ajv (its options, ajv-formats
+ * and the schemas' own formats) on the same schema.
  */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { createForm, type Form } from '@formily/core';
 import { Schema, type ISchema } from '@formily/json-schema';
+import { customFormats } from '../../config/formats';
+import { AJV_OPTIONS } from '../../server/lib/ajv';
+import { loadSchemas } from '../../server/lib/schemas';
 import { translate } from '../../locales';
 import { toFormily } from '@/schema/toFormily';
 import { views } from '@/shared/schema/views';
@@ -162,6 +173,85 @@ describe('form and server refuse alike', () => {
       expect(await formErrors(views.device, lang, device())).toEqual([]);
       const saved = await p.app.inject({ method: 'POST', url: '/api/ris/v1/device/save', headers: authed(admin), payload: { ...device(), name: `P-${lang}`, aeTitle: `P_${lang.replace('-', '')}`, ip: lang === 'zh-CN' ? '10.9.9.1' : '10.9.9.2' } });
       expect(saved.json().status).toBe('0');
+    });
+  });
+
+  describe('and accept alike', () => {
+    let n = 0;
+    const his = () => ({ hospitalId, name: `HIS-${++n}`, url: 'http://his.example.cn/api', timeoutSeconds: 30 });
+    const astral = '\u{20000}'.repeat(32);
+    // [view, field, value, does the server accept it]
+    const values: Array<[string, string, unknown, boolean]> = [
+      ['hisInterface', 'url', 'http://10.1.1.5:8080/his', true],
+      ['hisInterface', 'url', 'http://192.168.0.10/his', true],
+      ['hisInterface', 'url', 'http://127.0.0.1:9000', true],
+      ['hisInterface', 'url', 'http://[fe80::1]:8080/his', true],
+      ['hisInterface', 'url', 'https://his.hospital.example.cn/api/v2?site=3#top', true],
+      ['hisInterface', 'url', 'http://his-server:8080/ws', true],
+      ['hisInterface', 'url', 'ftp://10.0.0.1/exports', true],
+      ['hisInterface', 'url', 'his.example.cn/api', false],
+      ['hisInterface', 'url', '/his/api', false],
+      ['hisInterface', 'url', 'http://his server/api', false],
+      ['hisInterface', 'contactEmail', 'ops.his+alerts@hospital.example.cn', true],
+      ['hisInterface', 'contactEmail', 'a@b.cn', true],
+      ['hisInterface', 'contactEmail', 'ops@localhost', false],
+      ['hisInterface', 'contactEmail', 'ops.hospital.example.cn', false],
+      ['hisInterface', 'contactEmail', 'ops@@hospital.cn', false],
+      ['hisInterface', 'contactMobile', '13800000000', true],
+      ['hisInterface', 'contactMobile', '+8619912345678', true],
+      ['hisInterface', 'contactMobile', '12800000000', false],
+      ['hisInterface', 'contactMobile', '1380000000', false],
+      ['hisInterface', 'timeoutSeconds', 1, true],
+      ['hisInterface', 'timeoutSeconds', 120, true],
+      ['hisInterface', 'timeoutSeconds', 0, false],
+      ['hisInterface', 'timeoutSeconds', 121, false],
+      ['hisInterface', 'name', 'N'.repeat(32), true],
+      ['hisInterface', 'name', astral, true],
+      ['hisInterface', 'name', 'N'.repeat(33), false],
+      ['device', 'ip', '10.1.1.5', true],
+      ['device', 'ip', '0.0.0.0', true],
+      ['device', 'ip', '10.1.1', false],
+      ['device', 'ip', '010.1.1.5', false],
+      ['device', 'port', 0, true],
+      ['device', 'port', 65535, true],
+    ];
+    const bases: Record<string, string> = { hisInterface: '/api/bdt/v1/hisInterface', device: '/api/ris/v1/device' };
+    let d = 0;
+    const unique = (viewName: string) =>
+      viewName === 'device' ? { ...device(), name: `ACC-${++d}`, aeTitle: `ACC_${d}`, ip: `10.8.${d}.1` } : his();
+
+    test.each(values)('%s.%s = %j: server accepts %s, and so does the form', async (viewName, field, value, accepted) => {
+      const payload = { ...unique(viewName), [field]: value };
+      const reply = await p.app.inject({ method: 'POST', url: `${bases[viewName]}/save`, headers: authed(admin), payload });
+      const body = reply.json();
+      if (accepted) expect(body.status).toBe('0');
+      else expect(body).toMatchObject({ status: 'UAA421', field });
+      const errors = await formErrors(views[viewName], 'en-US', JSON.parse(JSON.stringify(payload)));
+      expect(errors.map((e) => e.field)).toEqual(accepted ? [] : [field]);
+    });
+
+    describe("the registration form's identity numbers and mobiles, against the server's ajv", () => {
+      const ajv = new Ajv({ ...AJV_OPTIONS.customOptions, strict: false });
+      addFormats(ajv);
+      customFormats(ajv);
+      for (const schema of loadSchemas()) ajv.addSchema(schema);
+      const serverAccepts = (field: string, value: unknown) => ajv.validate({ $ref: `entities/exam.json#/properties/${field}` }, value);
+      const fieldErrors = async (field: string, value: unknown) => (await formErrors(views.exam, 'en-US', { [field]: value })).filter((e) => e.field === field);
+
+      test.each([
+        ['idNo', '11010519491231002X', true],
+        ['idNo', '11010519491231002x', true],
+        ['idNo', '110105194912310021', false],
+        ['idNo', '11010519490230002X', false],
+        ['idNo', '11010519491231002', false],
+        ['phone', '13912345678', true],
+        ['phone', '+8613912345678', true],
+        ['phone', '8613912345678', false],
+        ['phone', '10912345678', false],
+      ])('%s = %s: accepted %s by both', async (field, value, accepted) => {
+        expect(serverAccepts(field, value)).toBe(accepted);
+        expect(await fieldErrors(field, value)).toHaveLength(accepted ? 0 : 1);
+      });
     });
   });
 });

@@ -16,7 +16,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorCatalogue } from '../../config/errors';
-import registry from '../../config/resources.json';
+import { RESOURCE_REGISTRY as registry } from '../../config/declared';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';

@@ -16,6 +16,11 @@
  *   with it (kept by id, reordered, removed), in its detail and deleted with it; its
  *   grades (jsonb) and per-type fields (allOf by type) are validated and the other
  *   types' fields cleared; a bad item or field is refused naming it, nothing stored
+ * - HIS interfaces: the entity declared by its view alone (schema, view with `admin`,
+ *   migration, locale keys) answers all five calls, keeps names unique per hospital
+ *   (BDT003, nothing stored), refuses a URL without a scheme and accepts one with an IP
+ *   host and a port; its module is in the permission tree, a role granting only it
+ *   works within its hospital, and user info lists its menu entry
  */
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
@@ -270,5 +275,52 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     expect(dbRefused).toMatchObject({ code: 400, body: { status: 'UAA421', field: 'items.deduction' } });
     expect(await count('qc_rule')).toBe(rules);
     expect(await count('qc_rule_item')).toBe(items);
+  test('HIS interfaces: an entity declared by its view alone answers all five calls, scoped and permissioned', async () => {
+    const base = '/api/bdt/v1/hisInterface';
+    const his = (over: Record<string, unknown> = {}) => ({ hospitalId: orgs.HOSP_A, name: '院内 HIS', url: 'http://10.1.1.5:8080/his', contactEmail: 'his@hosp-a.example.cn', ...over });
+    const saved = await call('POST', `${base}/save`, his());
+    expect(saved.body.status).toBe('0');
+    expect(saved.body.data).toMatchObject({ name: '院内 HIS', url: 'http://10.1.1.5:8080/his', timeoutSeconds: 30, enabled: true });
+    const id = saved.body.data.id;
+    const before = await count('his_interface');
+    expect((await call('POST', `${base}/save`, his({ url: 'http://10.1.1.6/his' }))).body.status).toBe('BDT003');
+    expect((await call('POST', `${base}/save`, his({ name: '无协议', url: '10.1.1.6/his' }))).body).toMatchObject({ status: 'UAA421', field: 'url' });
+    expect(await count('his_interface')).toBe(before);
+    // The same name in another hospital is another interface.
+    expect((await call('POST', `${base}/save`, his({ hospitalId: orgs.HOSP_B, url: 'https://his.hosp-b.example.cn/api' }))).body.status).toBe('0');
+    expect((await call('POST', `${base}/list`, { filters: { hospitalId: orgs.HOSP_A } })).body.data.list).toEqual([expect.objectContaining({ id, name: '院内 HIS' })]);
+    const updated = await call('POST', `${base}/save`, { ...his({ timeoutSeconds: 90, enabled: false }), id });
+    expect(updated.body.data).toMatchObject({ id, timeoutSeconds: 90, enabled: false });
+    expect((await call('GET', `${base}/detail/${id}`)).body.data.contactEmail).toBe('his@hosp-a.example.cn');
+    expect((await call('GET', `${base}/options`, undefined)).body.data).toContainEqual({ value: id, label: '院内 HIS' });
+
+    // The module the view declares is in the role form's tree, and a role may grant it alone.
+    const tree = (await call('GET', '/api/ucenter/v1/permission/tree')).body.data;
+    expect(tree.modules['system.hisInterface']).toEqual(['view', 'add', 'edit', 'delete']);
+    expect(tree.groups.find((g: { key: string }) => g.key === 'system').modules).toContain('system.hisInterface');
+    const role = await call('POST', '/api/ucenter/v1/role/save', { name: 'HIS 接口管理员', dataScope: 'own', permissions: { 'system.hisInterface': ['view', 'add', 'edit', 'delete'] } });
+    expect(role.body.status).toBe('0');
+    const user = await call('POST', '/api/ucenter/v1/user/save', {
+      mobile: '13600000102',
+      name: 'HIS 管理员乙',
+      status: 1,
+      memberships: [{ hospitalId: orgs.HOSP_B, roleId: role.body.data.id }],
+      password: 'Start#2026',
+    });
+    expect(user.body.status).toBe('0');
+    const token = await login(p.app, '13600000102', 'Start#2026');
+    const info = await p.app.inject({ method: 'GET', url: '/api/uaa/v1/user/info', headers: authed(token) });
+    expect(info.json().data.menuList).toContain('hisInterface');
+    const listed = (await call('POST', `${base}/list`, { pageSize: 100 }, token)).body.data.list;
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((r: { hospitalId: number }) => r.hospitalId === orgs.HOSP_B)).toBe(true);
+    expect((await call('GET', `${base}/detail/${id}`, undefined, token)).body.status).toBe('BDT104');
+    expect((await call('POST', `${base}/save`, his({ name: '越权' }), token)).body.status).toBe('UCENTER101');
+    expect((await call('POST', '/api/ris/v1/device/list', {}, token)).body.status).toBe('UAA103');
+
+    expect((await call('POST', `${base}/delete/${id}`)).body.status).toBe('0');
+    expect((await call('GET', `${base}/detail/${id}`)).body.status).toBe('BDT104');
+    const clerk = await login(p.app, '13800000002');
+    expect((await call('POST', `${base}/list`, {}, clerk)).body.status).toBe('UAA103');
   });
 });

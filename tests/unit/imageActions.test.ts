@@ -23,6 +23,7 @@
 import { resources } from '../../locales';
 import { syntheticSeries } from '../../mock/dicom';
 import { batches, failureReasonText, isPart10, KNOWN_FAILURE_REASONS, multipartBody, sopInstanceUidOf, stowContentType, stowOutcome } from '@/components/stow';
+import '@/features';
 import { dialogNames, registerDialog } from '@/schema/dialogs';
 import { actionPermissionKey, fillBody, pickFilters, rowActionApplies, runPick, runRowAction, visibleRowActions } from '@/schema/rowActions';
 import { toColumns, toListQuery, type Column } from '@/schema/toColumns';

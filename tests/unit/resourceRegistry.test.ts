@@ -1,11 +1,12 @@
 /**
- * config/resources.json, the registry of the resource API: it follows its schema,
+ * config/resources.json, the registry of the resource API, with the admin entities
+ * their views declare merged in (config/declared.ts): it follows its schema,
  * every table resource plans (its entity has the fields the declaration names, only
  * scalar fields), every code it names is in the error catalogue, every module in the
  * permission tree, and every view's resource is registered.
  */
 import Ajv from 'ajv';
-import registry from '../../config/resources.json';
+import { RESOURCE_REGISTRY as registry } from '../../config/declared';
 import registrySchema from '../../config/resources.schema.json';
 import { errorCatalogue } from '../../config/errors';
 import { MODULES } from '../../server/identity/access';

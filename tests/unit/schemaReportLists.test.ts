@@ -30,7 +30,7 @@ import addFormats from 'ajv-formats';
 import fs from 'node:fs';
 import path from 'node:path';
 import { customFormats } from '../../config/formats';
-import permissions from '../../config/permissions.json';
+import { PERMISSION_MODULES } from '../../config/declared';
 import { resources } from '../../locales';
 import { loadChoices, reasonLimits, reasonProblem } from '@/schema/inputs';
 import { entityModel } from '@/shared/schema/model';
@@ -277,7 +277,7 @@ describe('the view schema', () => {
 });
 
 describe('every view', () => {
-  const modules = permissions.modules as Record<string, string[]>;
+  const modules = PERMISSION_MODULES;
   const granted = (view: View, p: string) => {
     const at = p.lastIndexOf(':');
     return at < 0 ? (modules[view.permission] ?? []).includes(p) : (modules[p.slice(0, at)] ?? []).includes(p.slice(at + 1));

@@ -25,8 +25,8 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { customFormats } from '../../config/formats';
-import permissions from '../../config/permissions.json';
-import routes from '../../config/routes.json';
+// The registries as the app reads them: the JSON files with the admin entities their views declare.
+import { PERMISSION_GROUPS, PERMISSION_MODULES, ROUTE_TABLE as routes } from '../../config/declared';
 import { resources } from '../../locales';
 import { entityModel, type FieldInfo } from '@/shared/schema/model';
 import { resourceNames } from '@/schema/resource';
@@ -35,8 +35,10 @@ import type { View } from '@/shared/schema/types';
 import { viewForm, views, viewName } from '@/shared/schema/views';
 import { pathFields } from '@/schema/pathTemplate';
 import { rowActionTextKey } from '@/schema/rowActions';
+import '@/features';
 import { dialogNames } from '@/schema/dialogs';
 
+const permissions = { groups: PERMISSION_GROUPS, modules: PERMISSION_MODULES };
 const root = path.resolve(__dirname, '..', '..');
 const schemasDir = path.join(root, 'schemas');
 
@@ -258,7 +260,7 @@ describe('views', () => {
   test.each(byName)('%s: row actions have unique keys and rights of the view\'s module', (_name, view) => {
     const actions = view.rowActions ?? [];
     expect(new Set(actions.map((a) => a.key)).size).toBe(actions.length);
-    const modules = permissions.modules as Record<string, string[]>;
+    const modules = permissions.modules;
     const rights = modules[view.permission] ?? [];
     const granted = (p: string) => {
       const at = p.lastIndexOf(':');

@@ -30,6 +30,7 @@
  *   (image:compare) once images are in; the dialog registry holds both launchers
  */
 import { syntheticSeries } from '../../mock/dicom';
+import '@/features';
 import { dialogNames } from '@/schema/dialogs';
 import { visibleRowActions } from '@/schema/rowActions';
 import { views } from '@/shared/schema/views';

@@ -8,7 +8,7 @@
 import { connect, mapProps, mapReadPretty } from '@formily/react';
 import { Checkbox, Empty, Space, Tag, Typography, theme } from 'antd';
 import { useTranslation } from 'react-i18next';
-import permissions from '../../../config/permissions.json';
+import { PERMISSION_GROUPS, PERMISSION_MODULES } from '../../../config/declared';
 
 export type PermissionValue = Record<string, string[]>;
 
@@ -18,8 +18,8 @@ interface Props {
   disabled?: boolean;
 }
 
-const modules = permissions.modules as Record<string, string[]>;
-const groups = permissions.groups as Array<{ key: string; modules: string[] }>;
+const modules = PERMISSION_MODULES;
+const groups = PERMISSION_GROUPS;
 
 /** `value` with `module` set to `actions` (dropped when empty), keys in config order. */
 export function withModule(value: PermissionValue | null | undefined, module: string, actions: string[]): PermissionValue {

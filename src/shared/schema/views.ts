@@ -4,7 +4,7 @@
  * in config/routes.json, or `?view=` when a form route serves several views (the org
  * form serves regionOrg, centralHospital and hospital).
  */
-import routes from '../../../config/routes.json';
+import { ROUTE_TABLE as routes } from '../../../config/declared';
 import { viewFiles } from '../generated/catalog';
 import type { View, ViewForm } from './types';
 

@@ -42,9 +42,40 @@ export interface View {
    */
   resource: string;
   /**
-   * Module key of config/permissions.json.
+   * Module key of config/permissions.json (for an `admin` view, the module it declares).
    */
   permission: string;
+  /**
+   * Declares an admin entity served by the generic table store, from this view alone (config/declared.ts): the resource `resource` at `base` with `table`, the permission module `permission` with the rights view, add, edit and delete, the list route `routes.list` in the sidebar group its `menu` names (text menu.<view>), and a form page's route when the form is one (text menu.<view>Form). Neither config/resources.json, config/permissions.json nor config/routes.json then names the entity.
+   */
+  admin?: {
+    /**
+     * The resource's base path.
+     */
+    base: string;
+    /**
+     * As config/resources.schema.json's `table` (the derived registry is checked against it).
+     */
+    table: {};
+    menu: {
+      /**
+       * A sidebar group of config/routes.json `groups`.
+       */
+      group: string;
+      /**
+       * A name in the icon registry (src/components/icons.tsx).
+       */
+      icon: string;
+      /**
+       * The route (by name) the entry follows; absent: last of its group.
+       */
+      after?: string;
+    };
+    /**
+     * The config/permissions.json group the module joins (default system).
+     */
+    permissionGroup?: string;
+  };
   /**
    * Always sent with the list and the options calls, and preset on create (e.g. {"kind": "central"}).
    */
