@@ -81,10 +81,11 @@ describe.each(dbKinds)('lossless compressed instances through DICOMweb on %s', (
   const partsOf = (r: { rawPayload: Buffer; headers: Record<string, unknown> }) => parseMultipart(r.rawPayload, String(r.headers['content-type']));
 
   beforeAll(async () => {
-    let n = 0;
-    for (const [imageName, image] of Object.entries(IMAGES)) {
-      for (const codec of CODECS) {
-        n++;
+    const specs = Object.entries(IMAGES).flatMap(([imageName, image]) => CODECS.map((codec) => ({ imageName, image, codec })));
+    // dcmtk compresses and decompresses every case side by side: four runs a case.
+    const made = await Promise.all(
+      specs.map(async ({ imageName, image, codec }, k) => {
+        const n = k + 1;
         const original = nativeInstance(`1.2.826.0.1.3680043.10.1082.641.${n}`, image);
         const twin = nativeInstance(`1.2.826.0.1.3680043.10.1082.642.${n}`, image);
         const source = path.join(dir, `${n}.dcm`);
@@ -96,15 +97,17 @@ describe.each(dbKinds)('lossless compressed instances through DICOMweb on %s', (
         expect((await dcmtk(codec.decoder, [target, decoded])).code).toBe(0);
         const compressed = fs.readFileSync(target);
         expect(compressed.includes(Buffer.from(codec.ts))).toBe(true);
-        cases.push({ label: `${imageName} ${codec.name}`, keepsPlanes: codec.name === 'rle', image, ts: codec.ts, original, twin, compressed, dcmtkPixels: pixelDataOf(fs.readFileSync(decoded)) });
-      }
-    }
+        const c: Case = { label: `${imageName} ${codec.name}`, keepsPlanes: codec.name === 'rle', image, ts: codec.ts, original, twin, compressed, dcmtkPixels: pixelDataOf(fs.readFileSync(decoded)) };
+        return c;
+      }),
+    );
+    cases.push(...made);
     p = await startTestPlatform(kind);
     [clerk, tech] = await Promise.all(['13800000002', '13800000003'].map((m) => login(p.app, m)));
     const { payload, contentType } = multipartBody(cases.flatMap((c) => [{ body: c.compressed }, { body: c.twin.bytes }]));
     const r = await p.app.inject({ method: 'POST', url: `${DW}/studies`, headers: { 'x-auth-token': tech, 'content-type': contentType }, payload });
     expect(r.statusCode).toBe(200);
-  });
+  }, 180_000);
   afterAll(async () => {
     await p.close();
     fs.rmSync(dir, { recursive: true, force: true });
