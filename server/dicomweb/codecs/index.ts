@@ -5,6 +5,7 @@
  * uncompressed, renders them and converts whole instances to Explicit VR Little Endian.
  * A syntax missing here is sent only as stored (406 otherwise). Pure.
  */
+import os from 'node:os';
 import { DicomWebError } from '../errors';
 import type { PixelModule } from '../frames';
 import { decodeJpegLossless, JpegLosslessError } from './jpegLossless';
@@ -20,6 +21,8 @@ function jpegLossless(frame: Buffer, pm: PixelModule): Buffer {
   }
   if (pm.bitsAllocated === 8) return Buffer.from(Uint8Array.from(img.samples));
   if (pm.bitsAllocated !== 16) throw new DicomWebError(406, `JPEG lossless frames of ${pm.bitsAllocated} bits allocated are not decoded.`);
+  // The samples' own memory is little endian on a little-endian machine: no copy then.
+  if (os.endianness() === 'LE') return Buffer.from(img.samples.buffer, img.samples.byteOffset, img.samples.byteLength);
   const out = Buffer.alloc(img.samples.length * 2);
   for (let i = 0; i < img.samples.length; i++) out.writeUInt16LE(img.samples[i], i * 2);
   return out;
