@@ -23,6 +23,10 @@
  * 3. WADO-RS retrieval of the 300-instance series (multipart/related;
  *    type="application/dicom"), read whole: MB/s (10^6 bytes), against Orthanc and
  *    against this process reading the same files from disk (the goal: half of it).
+ * 4. C-MOVE of the same series (Study Root, STUDY level, movescu) to a dcmtk storescp
+ *    on loopback, registered as a device of the calling AE's hospital on the platform
+ *    and as a modality on Orthanc: instances per second until the final response, all
+ *    received, against Orthanc's default (goal >= 1.0).
  * Without /usr/sbin/Orthanc the Orthanc side is skipped with a message and the
  * platform's figures print alone. BENCH_DICOM_INSTANCES and BENCH_DICOM_STUDIES shrink
  * the data for a quick try (the labels say what was used).
@@ -198,6 +202,8 @@ const orthancKind = (sync: boolean): TargetKind => ({
     const config = {
       ...orthancConfig(dir, { name: 'RCLOUD-BENCH-REFERENCE', aet: 'ORTHANC', httpPort, dicomPort }),
       SyncStorageArea: sync,
+      // The bench's movescu calls as A_CT1, a modality this Orthanc was not told of.
+      DicomAlwaysAllowMove: true,
       Plugins: [DICOMWEB_PLUGIN],
       DicomWeb: { Enable: true, Root: '/dicom-web/' },
     };
@@ -312,6 +318,56 @@ function writeData(dir: string) {
 }
 
 const round = (v: number, digits = 1) => +v.toFixed(digits);
+
+const MOVE_DESTINATION = 'BENCH_SCP';
+
+/** Makes `MOVE_DESTINATION` at 127.0.0.1:`port` known to a target: a device of the calling AE's hospital, or an Orthanc modality. */
+async function registerMoveDestination(target: Target, orthanc: boolean, port: number): Promise<void> {
+  const json = { ...target.headers, 'Content-Type': 'application/json' };
+  if (orthanc) {
+    const r = await fetch(`${target.http}/modalities/${MOVE_DESTINATION}`, { method: 'PUT', headers: json, body: JSON.stringify({ AET: MOVE_DESTINATION, Host: '127.0.0.1', Port: port }) });
+    if (!r.ok) throw new Error(`${target.label}: PUT /modalities answered ${r.status}`);
+    return;
+  }
+  const list = await fetch(`${target.http}/api/ris/v1/device/list`, { method: 'POST', headers: json, body: JSON.stringify({ pageSize: 100 }) });
+  if (!list.ok) throw new Error(`${target.label}: /api/ris/v1/device/list answered ${list.status}`);
+  // The list's rows wherever the envelope keeps them: the calling device's hospital is all that is needed.
+  const rows: Array<{ aeTitle?: string; hospitalId?: number }> = [];
+  const collectRows = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(collectRows);
+    else if (v && typeof v === 'object') {
+      if ('aeTitle' in v) rows.push(v as (typeof rows)[number]);
+      else Object.values(v).forEach(collectRows);
+    }
+  };
+  collectRows(await list.json());
+  const hospitalId = rows.find((d) => d.aeTitle === CALLING_AE)?.hospitalId;
+  if (!hospitalId) throw new Error(`${target.label}: device ${CALLING_AE} not found in /api/ris/v1/device/list`);
+  const saved = await fetch(`${target.http}/api/ris/v1/device/save`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ hospitalId, name: 'Bench storescp', modality: 'OT', aeTitle: MOVE_DESTINATION, ip: '127.0.0.1', port }),
+  });
+  const body = (await saved.json()) as { status?: string };
+  if (body.status !== '0') throw new Error(`${target.label}: saving the move destination answered ${JSON.stringify(body)}`);
+}
+
+/** One C-MOVE of a study to the storescp writing into `dir` (emptied first): wall time and the files received. */
+async function movescu(target: Target, studyUid: string, dir: string): Promise<{ ms: number; received: number; output: string }> {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir);
+  const t0 = performance.now();
+  const args = ['-S', '-aet', CALLING_AE, '-aec', target.ae, '-aem', MOVE_DESTINATION, '-k', 'QueryRetrieveLevel=STUDY', '-k', `StudyInstanceUID=${studyUid}`, '127.0.0.1', String(target.dicomPort)];
+  const proc = spawn('movescu', args, { stdio: ['ignore', 'pipe', 'pipe'], env: DCMTK_ENV });
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString('latin1')).slice(-4000));
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  const ms = performance.now() - t0;
+  if (code !== 0) output += `movescu exited with ${code}\n`;
+  return { ms, received: fs.readdirSync(dir).length, output };
+}
 
 /** Reads every file of a directory to its end, one after another (as a WADO-RS series is sent); the bytes read. */
 async function readFiles(dir: string): Promise<number> {
@@ -515,6 +571,48 @@ export async function run(ctx: BenchContext) {
     }
     ctx.report({ bench: `Reading the series' ${SERIES_INSTANCES} files from disk MB/s (reference)`, value: round(diskRef) });
     if (wRef) ctx.report({ bench: `WADO-RS series retrieval (${round(sizes.get(refLabel)! / 1e6)} MB multipart) MB/s, ${refLabel} (reference)`, value: round(wRef) });
+
+    // 4. C-MOVE of the series' study to one storescp (its files written; emptied before each move).
+    if (has('movescu') && has('storescp')) {
+      const scpPort = await freePort();
+      const scpDir = path.join(dataDir, 'moved');
+      fs.mkdirSync(scpDir);
+      const scp = spawn('storescp', ['-aet', MOVE_DESTINATION, '-od', scpDir, String(scpPort)], { stdio: 'ignore', env: DCMTK_ENV, detached: true });
+      try {
+        await waitForEcho({ label: 'storescp', ae: MOVE_DESTINATION, dicomPort: scpPort, http: '', headers: {}, stop: async () => undefined });
+        const movers: Target[] = [];
+        for (const target of readers) {
+          try {
+            await registerMoveDestination(target, !!kindOf(target).orthanc, scpPort);
+            const probe = await movescu(target, data.studyUid, scpDir);
+            if (probe.received !== SERIES_INSTANCES) throw new Error(`${probe.received} of ${SERIES_INSTANCES} received:\n${probe.output}`);
+            movers.push(target);
+          } catch (e) {
+            console.log(`${target.label}: C-MOVE not measured: ${(e as Error).message}`);
+          }
+        }
+        const rates = new Map<string, number[]>(movers.map((t) => [t.label, []]));
+        const lost = new Map<string, number>(movers.map((t) => [t.label, 0]));
+        for (let r = 0; r < ctx.rounds; r++) {
+          for (let k = 0; k < movers.length; k++) {
+            const target = movers[(k + r) % movers.length];
+            const moved = await movescu(target, data.studyUid, scpDir);
+            lost.set(target.label, lost.get(target.label)! + SERIES_INSTANCES - moved.received);
+            rates.get(target.label)!.push(moved.received / (moved.ms / 1000));
+          }
+        }
+        const moveRef = orthancLive && movers.includes(orthancLive) ? median(rates.get(refLabel)!) : undefined;
+        const moveLabel = `C-MOVE of a ${SERIES_INSTANCES}-instance CT study to a storescp (movescu, study root) instances/s`;
+        for (const target of movers) {
+          if (target === orthancLive) continue;
+          const v = median(rates.get(target.label)!);
+          ctx.report({ bench: `${moveLabel}, ${target.label}`, value: round(v), ...(moveRef ? { reference: round(moveRef), vs: refLabel, ratio: round(v / moveRef, 2), goal: '>= 1.0' } : {}), failures: lost.get(target.label)! });
+        }
+        if (moveRef) ctx.report({ bench: `${moveLabel}, ${refLabel} (reference)`, value: round(moveRef), failures: lost.get(refLabel)! });
+      } finally {
+        if (scp.exitCode === null && scp.signalCode === null) process.kill(-scp.pid!, 'SIGTERM');
+      }
+    } else console.log("C-MOVE not measured: needs dcmtk's movescu and storescp");
   } finally {
     for (const target of live) await target.stop().catch((e) => console.log(`${target.label}: stop failed: ${e}`));
     fs.rmSync(dataDir, { recursive: true, force: true });

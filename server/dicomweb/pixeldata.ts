@@ -28,8 +28,26 @@ export async function collect(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Random access to a file's bytes, as the header walks below read them. */
+export interface ByteSource {
+  readonly size: number;
+  read(position: number, length: number): Promise<Buffer>;
+}
+
+/** A file already in memory (a whole instance being converted). */
+export class BufferSource implements ByteSource {
+  constructor(readonly bytes: Buffer) {}
+  get size() {
+    return this.bytes.length;
+  }
+  async read(position: number, length: number): Promise<Buffer> {
+    if (position + length > this.bytes.length) throw new PixelLayoutError('read past the end of the file');
+    return this.bytes.subarray(position, position + length);
+  }
+}
+
 /** Random access to a stored file through a 64 KB window: header walks touch one or two windows. */
-export class StoredFileReader {
+export class StoredFileReader implements ByteSource {
   private win: Buffer = Buffer.alloc(0);
   private winStart = 0;
 
@@ -69,7 +87,7 @@ interface Encoding {
   bigEndian: boolean;
 }
 
-async function readHeader(r: StoredFileReader, pos: number, enc: Encoding): Promise<Header> {
+async function readHeader(r: ByteSource, pos: number, enc: Encoding): Promise<Header> {
   const b = await r.read(pos, Math.min(12, r.size - pos));
   if (b.length < 8) throw new PixelLayoutError('truncated element header');
   const group = enc.bigEndian ? b.readUInt16BE(0) : b.readUInt16LE(0);
@@ -96,7 +114,7 @@ function nested(h: Header, enc: Encoding): Encoding {
   return h.vr === 'UN' ? { explicit: false, bigEndian: false } : enc;
 }
 
-async function skipSequence(r: StoredFileReader, pos: number, enc: Encoding): Promise<number> {
+async function skipSequence(r: ByteSource, pos: number, enc: Encoding): Promise<number> {
   for (;;) {
     const h = await readHeader(r, pos, { ...enc, explicit: false });
     if (h.tag === SEQUENCE_END) return pos + 8;
@@ -105,7 +123,7 @@ async function skipSequence(r: StoredFileReader, pos: number, enc: Encoding): Pr
   }
 }
 
-async function skipItem(r: StoredFileReader, pos: number, enc: Encoding): Promise<number> {
+async function skipItem(r: ByteSource, pos: number, enc: Encoding): Promise<number> {
   for (;;) {
     const h = await readHeader(r, pos, enc);
     if (h.tag === ITEM_END) return pos + 8;
@@ -122,7 +140,7 @@ export interface PixelDataLocation {
 }
 
 /** Finds the top-level Pixel Data element; undefined when the dataset has none (SR, PDF). */
-export async function locatePixelData(r: StoredFileReader, transferSyntaxUid: string): Promise<PixelDataLocation | undefined> {
+export async function locatePixelData(r: ByteSource, transferSyntaxUid: string): Promise<PixelDataLocation | undefined> {
   if (transferSyntaxUid === DEFLATED) throw new PixelLayoutError('deflated datasets are not read by range');
   let pos = 0;
   if (r.size >= 132 && (await r.read(128, 4)).toString('latin1') === 'DICM') pos = 132;
@@ -152,7 +170,7 @@ export interface Fragment {
 const LE: Encoding = { explicit: false, bigEndian: false };
 
 /** Fragments from `pos` until the sequence delimiter or `until` (an item offset), with their first two bytes. */
-async function walkFragments(r: StoredFileReader, pos: number, until = Number.POSITIVE_INFINITY): Promise<Array<Fragment & { marker: number }>> {
+async function walkFragments(r: ByteSource, pos: number, until = Number.POSITIVE_INFINITY): Promise<Array<Fragment & { marker: number }>> {
   const out: Array<Fragment & { marker: number }> = [];
   while (pos < until) {
     const h = await readHeader(r, pos, LE);
@@ -165,6 +183,15 @@ async function walkFragments(r: StoredFileReader, pos: number, until = Number.PO
   return out;
 }
 
+/** Where an encapsulated value ends: the byte after its sequence delimiter. */
+export async function encapsulatedEnd(r: ByteSource, at: PixelDataLocation): Promise<number> {
+  const all = await walkFragments(r, at.offset);
+  const last = all[all.length - 1];
+  const end = last.offset + last.length;
+  if ((await readHeader(r, end, LE)).tag !== SEQUENCE_END) throw new PixelLayoutError('encapsulated pixel data without its sequence delimiter');
+  return end + 8;
+}
+
 /** Markers a compressed frame's first fragment starts with: JPEG and JPEG-LS SOI, a JPEG 2000 codestream's SOC. */
 const FRAME_STARTS = new Set([0xffd8, 0xff4f]);
 
@@ -173,7 +200,7 @@ const FRAME_STARTS = new Set([0xffd8, 0xff4f]);
  * frames: by the Basic Offset Table when there is one, else one fragment per frame
  * when the counts agree, else split where a fragment starts a new codestream.
  */
-export async function encapsulatedFrame(r: StoredFileReader, at: PixelDataLocation, index: number, frames: number): Promise<Fragment[]> {
+export async function encapsulatedFrame(r: ByteSource, at: PixelDataLocation, index: number, frames: number): Promise<Fragment[]> {
   const bot = await readHeader(r, at.offset, LE);
   if (bot.tag !== ITEM || bot.length === UNDEFINED) throw new PixelLayoutError('encapsulated pixel data without a Basic Offset Table item');
   const first = at.offset + 8 + bot.length;

@@ -6,10 +6,15 @@
  * Annex A.1 defines it for implicit VR). No value is decoded or re-encoded, so a
  * character set is carried over as it was. Sequences and items are written with
  * undefined lengths, which spares recomputing lengths that the longer headers change.
+ * Compressed data of a syntax ./codecs decodes (lossless: the values are the same)
+ * gets its frames decoded into a native Pixel Data value; the rest of its explicit VR
+ * little endian dataset is copied as it is.
  * Pure: a Part-10 file in, a Part-10 file out.
  */
+import { canDecode, decodeFrame } from './codecs';
 import { vrOf } from './dictionary';
-import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, PixelLayoutError } from './pixeldata';
+import type { PixelModule } from './frames';
+import { BufferSource, EXPLICIT_LITTLE, IMPLICIT_LITTLE, PixelLayoutError, encapsulatedEnd, encapsulatedFrame, locatePixelData } from './pixeldata';
 
 const UNDEFINED = 0xffffffff;
 const LONG_VRS = new Set(['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'SQ', 'SV', 'UC', 'UN', 'UR', 'UT', 'UV']);
@@ -20,7 +25,7 @@ const SEQUENCE_END = 0xe0dd;
 
 /** Whether a file stored in `stored` can be sent in `wanted` by this module. */
 export function canTranscode(stored: string, wanted: string): boolean {
-  return stored === IMPLICIT_LITTLE && wanted === EXPLICIT_LITTLE;
+  return wanted === EXPLICIT_LITTLE && (stored === IMPLICIT_LITTLE || canDecode(stored));
 }
 
 function header(group: number, element: number, vr: string | null, length: number): Buffer {
@@ -128,4 +133,32 @@ export function implicitToExplicit(file: Buffer): Buffer {
   const converter = new Converter(file);
   converter.dataset(end, file.length);
   return Buffer.concat([meta, ...converter.out]);
+}
+
+/** A Part-10 file of a compressed syntax ./codecs decodes, rewritten in Explicit VR Little Endian with native pixel data. */
+export async function decompressToExplicit(file: Buffer, transferSyntaxUid: string, pm: PixelModule | undefined): Promise<Buffer> {
+  const { meta, end } = metaGroup(file, EXPLICIT_LITTLE);
+  const src = new BufferSource(file);
+  const at = await locatePixelData(src, transferSyntaxUid);
+  if (!at) return Buffer.concat([meta, file.subarray(end)]);
+  if (at.length >= 0) throw new PixelLayoutError(`pixel data of a ${transferSyntaxUid} file is not encapsulated`);
+  if (!pm) throw new PixelLayoutError('pixel data in an instance indexed without an image pixel module');
+  const frames: Buffer[] = [];
+  for (let n = 0; n < pm.frames; n++) {
+    const fragments = await encapsulatedFrame(src, at, n, pm.frames);
+    frames.push(decodeFrame(transferSyntaxUid, Buffer.concat(fragments.map((f) => file.subarray(f.offset, f.offset + f.length))), pm));
+  }
+  let length = frames.reduce((n, f) => n + f.length, 0);
+  if (length % 2) {
+    frames.push(Buffer.alloc(1)); // values have an even length
+    length++;
+  }
+  // The encapsulated value's header is OB with an undefined length: 12 bytes before its offset table.
+  return Buffer.concat([
+    meta,
+    file.subarray(end, at.offset - 12),
+    header(0x7fe0, 0x0010, pm.bitsAllocated > 8 ? 'OW' : 'OB', length),
+    ...frames,
+    file.subarray(await encapsulatedEnd(src, at)),
+  ]);
 }

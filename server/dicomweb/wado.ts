@@ -3,8 +3,10 @@
  * (byte for byte, streamed file after file), their metadata as DICOM JSON, frames, and
  * rendered pictures and thumbnails. Instances go out in Explicit VR Little Endian
  * unless the request asks otherwise: Implicit VR data is converted on the way
- * (./transcode.ts), compressed data is sent as stored only when the request takes it
- * (transfer-syntax=* or its own UID), else 406. Reads the archive's tables and
+ * (./transcode.ts), lossless compressed data of a syntax ./codecs decodes (RLE, JPEG
+ * Lossless) is decoded, other compressed data is sent as stored only when the request
+ * takes it (transfer-syntax=* or its own UID), else 406. Frames and rendered pictures
+ * of decodable data are decoded the same way. Reads the archive's tables and
  * file storage; writes nothing.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,12 +16,13 @@ import { encodePng } from '../lib/png';
 import { encodeJpeg } from '../lib/jpeg';
 import { TAG } from './dictionary';
 import { DicomWebError, notAcceptable } from './errors';
-import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource } from './frames';
+import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource, type PixelModule } from './frames';
 import { covers, parseAccept, type MediaType } from './media';
 import { multipartStream, newBoundary, type OutPart } from './multipart';
 import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES, collect } from './pixeldata';
 import { dicomJsonMasker } from './privacy';
-import { canTranscode, implicitToExplicit } from './transcode';
+import { canTranscode, decompressToExplicit, implicitToExplicit } from './transcode';
+import { DECODERS, canDecode, decodeFrame } from './codecs';
 import { MAX_VIEWPORT, fitViewport, renderFrame, resize, type Window } from './render';
 import { displayOrder, findInstance, findSeries, findStudy, instanceUrl, listInstances, notFound, representativeInstance, serviceUrl, type InstanceRow, type SeriesRef, type StudyRef } from './resources';
 
@@ -72,7 +75,7 @@ function syntaxFor(i: InstanceRow, syntaxes: string[]): string {
     if (canTranscode(i.transferSyntaxUid, wanted)) return wanted;
   }
   throw notAcceptable(
-    `Instance ${i.uid} is stored as ${i.transferSyntaxUid}; converting it to ${syntaxes.join(', ')} is not supported on this server (only Implicit to Explicit VR Little Endian is): ask for transfer-syntax=* to receive it as stored.`,
+    `Instance ${i.uid} is stored as ${i.transferSyntaxUid}; converting it to ${syntaxes.join(', ')} is not supported on this server (only Implicit VR Little Endian, ${Object.keys(DECODERS).join(', ')} to Explicit VR Little Endian are): ask for transfer-syntax=* to receive it as stored.`,
   );
 }
 
@@ -85,7 +88,11 @@ async function sendInstances(fastify: FastifyInstance, request: FastifyRequest, 
   if (!instances.length) throw notFound();
   const accept = dicomAccept(request, oneInstance);
   const syntaxes = instances.map((i) => syntaxFor(i, accept.syntaxes));
-  const converted = async (i: InstanceRow) => implicitToExplicit(await collect(await fastify.storage.get(i.fileKey)));
+  const converted = async (i: InstanceRow) => {
+    const file = await collect(await fastify.storage.get(i.fileKey));
+    if (i.transferSyntaxUid === IMPLICIT_LITTLE) return implicitToExplicit(file);
+    return decompressToExplicit(file, i.transferSyntaxUid, await storedPixelModule(fastify, i));
+  };
   // DICOM parts are not worth compressing and must reach the client as the bytes they are.
   reply.header('Content-Encoding', 'identity');
   if (accept.singlePart) {
@@ -102,6 +109,13 @@ async function sendInstances(fastify: FastifyInstance, request: FastifyRequest, 
   const body = multipartStream(boundary, parts);
   body.on('error', (err) => request.log.error({ err }, 'WADO-RS retrieve failed while streaming'));
   return reply.type(`multipart/related; type="application/dicom"; boundary=${boundary}`).send(body);
+}
+
+/** The Image Pixel module of an instance (its stored metadata, read when the row came without it); undefined without pixels. */
+async function storedPixelModule(fastify: FastifyInstance, i: InstanceRow): Promise<PixelModule | undefined> {
+  if (i.rows === null) return undefined;
+  const metadata = i.metadata ?? (await fastify.db.query<{ metadata: DicomJson }>('SELECT metadata FROM dicom_instance WHERE id = $1', [i.id])).rows[0]?.metadata;
+  return pixelModule(metadata ?? {});
 }
 
 /** An instance's metadata as WADO-RS returns it: stored attributes, the syntax it is available in, and where its pixels are. */
@@ -130,29 +144,42 @@ async function sendMetadata(fastify: FastifyInstance, request: FastifyRequest, r
   return reply.type('application/dicom+json').send(JSON.stringify(displayOrder(instances, (i) => i.seriesUid).map((i) => mask(instanceMetadata(base, study.uid, i)))));
 }
 
+/** How a frame goes out: its part's media type and syntax, and whether it is decoded on the way. */
+interface FrameAnswer {
+  type: string;
+  transferSyntaxUid: string;
+  decode: boolean;
+}
+
 /**
  * The media type each frame goes out as, from the Accept header: frames are sent as
  * stored (native bytes as application/octet-stream, compressed ones in their own
- * media type, or as application/octet-stream with transfer-syntax when asked so).
+ * media type, or as application/octet-stream with transfer-syntax when asked so), or,
+ * when application/octet-stream is asked without a syntax or in Explicit VR Little
+ * Endian (PS3.18 8.7.3.5.2), a compressed frame of a syntax ./codecs decodes is decoded.
  */
-function frameContentType(request: FastifyRequest, source: FrameSource): string {
+function frameContentType(request: FastifyRequest, source: FrameSource): FrameAnswer {
   const ts = source.transferSyntaxUid;
   const own = frameMediaType(ts);
+  const stored = (type: string): FrameAnswer => ({ type, transferSyntaxUid: ts, decode: false });
   for (const r of parseAccept(request.headers.accept)) {
     // The part type asked for: multipart/related's type parameter, or a bare media type (lenient).
     const media = isMultipartRelated(r) ? r.params.type?.toLowerCase() ?? '*/*' : r.essence;
     const wantedTs = r.params['transfer-syntax'];
+    const uncompressed = !wantedTs || wantedTs === EXPLICIT_LITTLE || wantedTs === IMPLICIT_LITTLE;
     // Native frames are little endian whatever the file's VR encoding was.
-    const syntaxOk = !wantedTs || wantedTs === '*' || wantedTs === ts || (!source.encapsulated && (wantedTs === EXPLICIT_LITTLE || wantedTs === IMPLICIT_LITTLE));
-    if (!syntaxOk) continue;
-    if (covers(media, own)) return own;
+    const syntaxOk = !wantedTs || wantedTs === '*' || wantedTs === ts || (!source.encapsulated && uncompressed);
+    if (syntaxOk && covers(media, own)) return stored(own);
     // application/octet-stream without transfer-syntax means uncompressed (explicit VR little endian):
-    // a compressed frame goes out so only when the client takes the stored syntax.
-    if (media === 'application/octet-stream' && wantedTs) return 'application/octet-stream';
+    // a compressed frame goes out so as stored only when the client takes the stored syntax.
+    if (media === 'application/octet-stream' && syntaxOk && wantedTs) return stored('application/octet-stream');
+    if (media === 'application/octet-stream' && source.encapsulated && uncompressed && canDecode(ts)) {
+      return { type: 'application/octet-stream', transferSyntaxUid: EXPLICIT_LITTLE, decode: true };
+    }
   }
   throw notAcceptable(
     source.encapsulated
-      ? `Frame ${source.number} is stored as ${ts} (${own}); decompression is not supported. Accept ${own} or application/octet-stream with transfer-syntax=*.`
+      ? `Frame ${source.number} is stored as ${ts} (${own}); ${canDecode(ts) ? 'it is decoded to application/octet-stream (Explicit VR Little Endian) when asked so' : 'decompression is not supported'}. Accept ${own} or application/octet-stream with transfer-syntax=*.`
       : `Frame ${source.number} is uncompressed; it is available as application/octet-stream only.`,
   );
 }
@@ -163,15 +190,19 @@ async function sendFrames(fastify: FastifyInstance, request: FastifyRequest<{ Pa
   const pm = pixelModule(instance.metadata);
   const numbers = all ? Array.from({ length: pm.frames }, (_, k) => k + 1) : parseFrameList(request.params.frames, pm.frames);
   const sources = await frameSources(fastify.storage, instance, pm, numbers);
-  const types = sources.map((s) => frameContentType(request, s));
+  const answers = sources.map((s) => frameContentType(request, s));
   const boundary = newBoundary();
   const parts = sources.map<OutPart>((s, k) => ({
-    headers: { 'Content-Type': `${types[k]}; transfer-syntax=${s.transferSyntaxUid}`, 'Content-Location': `${instanceUrl(serviceUrl(request), study.uid, instance.seriesUid, instance.uid)}/frames/${s.number}` },
-    body: () => s.open(),
+    headers: {
+      'Content-Type': `${answers[k].type}; transfer-syntax=${answers[k].transferSyntaxUid}`,
+      'Content-Location': `${instanceUrl(serviceUrl(request), study.uid, instance.seriesUid, instance.uid)}/frames/${s.number}`,
+    },
+    // A decoded frame is made when the response reaches it, one at a time.
+    body: answers[k].decode ? async () => [decodeFrame(s.transferSyntaxUid, await readFrame(s), pm)] : () => s.open(),
   }));
   const body = multipartStream(boundary, parts);
   body.on('error', (err) => request.log.error({ err }, 'WADO-RS frames failed while streaming'));
-  return reply.type(`multipart/related; type="${types[0]}"; boundary=${boundary}`).send(body);
+  return reply.type(`multipart/related; type="${answers[0].type}"; boundary=${boundary}`).send(body);
 }
 
 async function locateInstance(fastify: FastifyInstance, request: FastifyRequest<{ Params: Params }>) {
@@ -232,8 +263,8 @@ function renderedType(request: FastifyRequest, storedJpeg: boolean): 'image/png'
 
 /** Whether an instance stored so can be rendered as `type`; the reason when it cannot. */
 function renderRefusal(ts: string, type: string): string | undefined {
-  if (NATIVE_SYNTAXES.has(ts)) return undefined;
-  // Compressed frames are not decoded here; a baseline JPEG already is a picture.
+  if (NATIVE_SYNTAXES.has(ts) || canDecode(ts)) return undefined;
+  // Other compressed frames are not decoded here; a baseline JPEG already is a picture.
   if (ts === JPEG_BASELINE) return type === 'image/jpeg' ? undefined : 'This instance is stored as JPEG: it is rendered as image/jpeg only.';
   return `Rendering pixel data stored as ${ts} is not supported; retrieve the frames (${frameMediaType(ts)}) instead.`;
 }
@@ -242,8 +273,10 @@ function renderRefusal(ts: string, type: string): string | undefined {
 async function renderBytes(fastify: FastifyInstance, instance: InstanceRow & { metadata: DicomJson }, frame: number, type: 'image/png' | 'image/jpeg', opts: RenderOptions): Promise<Buffer> {
   const pm = pixelModule(instance.metadata);
   const [source] = await frameSources(fastify.storage, instance, pm, [frame]);
-  if (!NATIVE_SYNTAXES.has(instance.transferSyntaxUid)) return readFrame(source);
-  let image = renderFrame(await readFrame(source), pm, opts.window);
+  const ts = instance.transferSyntaxUid;
+  if (!NATIVE_SYNTAXES.has(ts) && !canDecode(ts)) return readFrame(source);
+  const frameBytes = canDecode(ts) ? decodeFrame(ts, await readFrame(source), pm) : await readFrame(source);
+  let image = renderFrame(frameBytes, pm, opts.window);
   const size = fitViewport(image.width, image.height, opts.viewport?.width, opts.viewport?.height);
   if (!opts.shrinkOnly || size.width < image.width) image = resize(image, size.width, size.height);
   return type === 'image/png' ? encodePng(image.width, image.height, image.channels, image.data) : encodeJpeg(image.width, image.height, image.channels, image.data, opts.quality);

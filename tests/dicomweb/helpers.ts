@@ -161,3 +161,55 @@ export function decodePng(png: Buffer): { width: number; height: number; channel
   }
   return { width, height, channels, pixels };
 }
+
+export interface NativeImage {
+  bitsAllocated: 8 | 16;
+  bitsStored?: number;
+  samplesPerPixel: 1 | 3;
+  planarConfiguration?: 0 | 1;
+  frames: number;
+  rows: number;
+  columns: number;
+}
+
+/**
+ * A native instance in Explicit VR Little Endian whose pixels are hard to compress
+ * losslessly: smooth ramps, every seventh sample noise over the whole stored range,
+ * and jumps of exactly half the 16-bit range (the JPEG difference category 16).
+ */
+export function nativeInstance(uidRoot: string, image: NativeImage) {
+  const { bitsAllocated, samplesPerPixel, frames, rows, columns } = image;
+  const bitsStored = image.bitsStored ?? bitsAllocated;
+  const perFrame = rows * columns * samplesPerPixel;
+  const samples = bitsAllocated === 8 ? new Uint8Array(perFrame * frames) : new Uint16Array(perFrame * frames);
+  const range = 2 ** bitsStored;
+  let seed = 20261126;
+  for (let i = 0; i < samples.length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    const x = Math.floor(i / samplesPerPixel) % columns;
+    const y = Math.floor(i / samplesPerPixel / columns) % rows;
+    const ramp = (x * 37 + y * 11 + Math.floor(i / perFrame) * 101) % range;
+    samples[i] = i % 7 === 0 ? seed % range : bitsStored === 16 && x === 1 && y % 3 === 0 ? (samples[i - samplesPerPixel] + 32768) % range : ramp;
+  }
+  const bytes = part10(
+    baseDataset(uidRoot, {
+      SOPClassUID: '1.2.840.10008.5.1.4.1.1.7',
+      NumberOfFrames: String(frames),
+      SamplesPerPixel: samplesPerPixel,
+      PhotometricInterpretation: samplesPerPixel === 3 ? 'RGB' : 'MONOCHROME2',
+      ...(samplesPerPixel === 3 ? { PlanarConfiguration: image.planarConfiguration ?? 0 } : {}),
+      Rows: rows,
+      Columns: columns,
+      BitsAllocated: bitsAllocated,
+      BitsStored: bitsStored,
+      HighBit: bitsStored - 1,
+      PixelRepresentation: 0,
+      PatientID: 'DWCODEC',
+    }),
+    '1.2.840.10008.1.2.1',
+    { vr: bitsAllocated === 8 ? 'OB' : 'OW', value: samples.buffer as ArrayBuffer },
+  );
+  const frameSize = perFrame * (bitsAllocated / 8);
+  const frameBytes = (k: number) => Buffer.from(samples.buffer, (k - 1) * frameSize, frameSize);
+  return { studyUid: `${uidRoot}.1`, seriesUid: `${uidRoot}.1.1`, sopInstanceUid: `${uidRoot}.1.1.1`, bytes, frameBytes };
+}
