@@ -57,6 +57,23 @@ function cloneable(v: unknown): unknown {
   return typeof json === 'function' ? json.call(v) : String(v);
 }
 
+/**
+ * A value made again with this realm's constructors. Structured cloning builds what it
+ * receives with the process's own Date, Array, Uint8Array and Object; where this
+ * module runs in another realm (the tests' VM context) `instanceof Date` would then
+ * fail on every date read, so rows are rebuilt there, and only there.
+ */
+function ownRealm(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(ownRealm);
+  const tag = Object.prototype.toString.call(v);
+  if (tag === '[object Date]') return new Date((v as Date).getTime());
+  if (tag === '[object Uint8Array]') return new Uint8Array(v as Uint8Array);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = ownRealm(x);
+  return out;
+}
+
 export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<Db> {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
   // The dump's bytes move to the worker (transferred, not copied), which makes the Blob again.
@@ -66,6 +83,8 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; sql?: string }>();
   const channels = new Map<string, Set<Notifications>>();
   let failure: Error | undefined;
+  /** Whether cloned values arrive from another realm's constructors (see ownRealm). */
+  let foreign = false;
   let closing = false;
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
 
@@ -74,9 +93,12 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
     if (!pending.size && !closing) worker.unref();
   };
   const ready = new Promise<void>((resolve, reject) => {
-    worker.on('message', (m: Reply | { op: 'ready' } | { op: 'notify'; channel: string; payload: string }) => {
+    worker.on('message', (m: Reply | { op: 'ready'; probe: unknown[] } | { op: 'notify'; channel: string; payload: string }) => {
       if ('op' in m) {
-        if (m.op === 'ready') resolve();
+        if (m.op === 'ready') {
+          foreign = !(m.probe instanceof Array && m.probe[0] instanceof Date && m.probe[1] instanceof Uint8Array && Object.getPrototypeOf(m.probe[2]) === Object.prototype);
+          resolve();
+        }
         else if (m.op === 'notify') for (const n of channels.get(m.channel) ?? []) n.message(m.payload);
         return;
       }
@@ -84,7 +106,7 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
       if (!p) return;
       pending.delete(m.id);
       idle();
-      if (m.ok) p.resolve(m.result);
+      if (m.ok) p.resolve(foreign && m.result ? ownRealm(m.result) : m.result);
       else p.reject(databaseError(m.error, p.sql));
     });
     const fail = (e: Error) => {

@@ -117,4 +117,5 @@ parentPort.on('message', (m) => {
       return parentPort.postMessage({ id: m.id, ok: false, error: { name: 'Error', message: `unknown operation ${m.op}` } });
   }
 });
-parentPort.postMessage({ op: 'ready' });
+// A date, bytes and an object: the main thread sees whether they arrive as its own kinds.
+parentPort.postMessage({ op: 'ready', probe: [new Date(0), new Uint8Array(1), {}] });
