@@ -74,11 +74,35 @@ function ownRealm(v: unknown): unknown {
   return out;
 }
 
+interface SharedAssets {
+  pgliteWasmModule: WebAssembly.Module;
+  initdbWasmModule: WebAssembly.Module;
+  fsBundle: Uint8Array;
+}
+let shared: Promise<SharedAssets> | undefined;
+
+/**
+ * PGlite's WebAssembly, compiled once per process and handed to each worker (a
+ * compiled module crosses threads; its code, tiered up, is shared): a worker compiling
+ * its own took seconds per database opened, and each started with cold code.
+ */
+function sharedAssets(): Promise<SharedAssets> {
+  shared ??= (async () => {
+    const dist = path.dirname(require.resolve('@electric-sql/pglite'));
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all(
+      ['pglite.wasm', 'initdb.wasm'].map(async (file) => WebAssembly.compile(await fs.promises.readFile(path.join(dist, file)))),
+    );
+    return { pgliteWasmModule, initdbWasmModule, fsBundle: await fs.promises.readFile(path.join(dist, 'pglite.data')) };
+  })();
+  shared.catch(() => (shared = undefined));
+  return shared;
+}
+
 export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<Db> {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
   // The dump's bytes move to the worker (transferred, not copied), which makes the Blob again.
   const dump = loadDataDir ? await loadDataDir.arrayBuffer() : undefined;
-  const worker = new Worker(workerPath(), { workerData: { dataDir, dump }, transferList: dump ? [dump] : [] });
+  const worker = new Worker(workerPath(), { workerData: { dataDir, dump, ...(await sharedAssets()) }, transferList: dump ? [dump] : [] });
   let nextId = 0;
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; sql?: string }>();
   const channels = new Map<string, Set<Notifications>>();
@@ -98,8 +122,7 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
         if (m.op === 'ready') {
           foreign = !(m.probe instanceof Array && m.probe[0] instanceof Date && m.probe[1] instanceof Uint8Array && Object.getPrototypeOf(m.probe[2]) === Object.prototype);
           resolve();
-        }
-        else if (m.op === 'notify') for (const n of channels.get(m.channel) ?? []) n.message(m.payload);
+        } else if (m.op === 'notify') for (const n of channels.get(m.channel) ?? []) n.message(m.payload);
         return;
       }
       const p = pending.get(m.id);

@@ -25,9 +25,10 @@ function plainError(e) {
   return out;
 }
 
-const { dataDir, dump } = workerData;
-const loadDataDir = dump ? new Blob([dump]) : undefined;
-const pg = dataDir ? await PGlite.create(dataDir, { loadDataDir }) : await PGlite.create({ loadDataDir });
+// The WebAssembly modules come compiled from the main thread (shared by every worker); the file system bundle as bytes.
+const { dataDir, dump, pgliteWasmModule, initdbWasmModule, fsBundle } = workerData;
+const options = { loadDataDir: dump ? new Blob([dump]) : undefined, pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([fsBundle]) };
+const pg = dataDir ? await PGlite.create(dataDir, options) : await PGlite.create(options);
 
 /** Open transactions by id: the queue of their requests and the wake-up of their loop. */
 const transactions = new Map();
