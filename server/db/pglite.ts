@@ -142,11 +142,10 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
     worker.on('exit', (code) => fail(new Error(closing ? 'PGlite is closed' : `the PGlite worker stopped (exit code ${code})`)));
   });
 
-  const call = <T>(message: Record<string, unknown>, sql?: string): Promise<T> =>
+  const call = <T>(message: Record<string, unknown>, sql?: string, id = ++nextId): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       if (failure) return reject(failure);
       if (closing && message.op !== 'close') return reject(new Error('PGlite is closed'));
-      const id = ++nextId;
       pending.set(id, { resolve: resolve as (v: unknown) => void, reject, sql });
       worker.ref();
       try {
@@ -188,16 +187,15 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
     async tx(fn) {
       const done = commits.recorder();
       const tx = ++nextId;
-      // The id of 'begin' names the transaction; the worker answers once BEGIN has run.
-      await new Promise<void>((resolve, reject) => {
-        if (failure || closing) return reject(failure ?? new Error('PGlite is closed'));
-        pending.set(tx, { resolve: () => resolve(), reject, sql: 'BEGIN' });
-        worker.ref();
-        worker.postMessage({ op: 'begin', id: tx });
-      });
+      // The id of 'begin' names the transaction. It is not waited for: the worker queues
+      // the transaction's statements behind BEGIN, so the first one goes along with it
+      // (a round trip less while the connection is held); its outcome is checked below.
+      const begun = call<null>({ op: 'begin' }, 'BEGIN', tx);
+      begun.catch(() => undefined);
       let out;
       try {
         out = await fn(Commits.recording(queryOn(tx), done));
+        await begun;
       } catch (e) {
         // The caller's error is what it gets, even when the worker could not roll back (it stopped).
         await call({ op: 'end', tx, rollback: true }, 'ROLLBACK').catch(() => undefined);

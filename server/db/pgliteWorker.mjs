@@ -47,9 +47,10 @@ const result = (r) => ({
 });
 
 /**
- * Runs one transaction: answers 'begin' once BEGIN has run, then its requests in
- * order until 'end', which commits (or rolls back when `rollback`) and is answered
- * with the outcome (a failed COMMIT, a deferred constraint, is the end's error).
+ * Runs one transaction: answers 'begin' once BEGIN has run, then its requests (queued
+ * meanwhile: the main thread does not wait for BEGIN) in order until 'end', which
+ * commits (or rolls back when `rollback`) and is answered with the outcome (a failed
+ * COMMIT, a deferred constraint, is the end's error).
  */
 function begin(id) {
   const state = { queue: [], wake: undefined, opened: false, endId: undefined };
@@ -73,7 +74,12 @@ function begin(id) {
   })
     .then(
       () => parentPort.postMessage({ id: state.endId, ok: true, result: null }),
-      (error) => parentPort.postMessage({ id: state.opened ? state.endId : id, ok: false, error: plainError(error) }),
+      (error) => {
+        const fields = plainError(error);
+        if (state.opened) return parentPort.postMessage({ id: state.endId, ok: false, error: fields });
+        // BEGIN failed: it and whatever was queued behind it get its error.
+        for (const m of [{ id }, ...state.queue]) parentPort.postMessage({ id: m.id, ok: false, error: fields });
+      },
     )
     .finally(() => transactions.delete(id));
 }
