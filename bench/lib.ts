@@ -33,8 +33,12 @@ export function percentile(values: number[], p: number): number {
 export interface LoadResult {
   rps: number;
   p99ms: number;
+  /** Requests without an answer: timeouts (also counted apart below) and connection errors. */
   errors: number;
+  timeouts: number;
   non2xx: number;
+  /** Count per status code other than 2xx ("503: 4"), for the report of what failed. */
+  statuses: string;
 }
 
 /** `timeout`: seconds before a request counts as an error (autocannon's default 10). */
@@ -48,7 +52,12 @@ export async function load(url: string, opts: { connections: number; seconds: nu
     body: opts.body,
     ...(opts.timeout ? { timeout: opts.timeout } : {}),
   });
-  return { rps: r.requests.average, p99ms: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+  // autocannon counts a timeout in `errors` too: adding `timeouts` counted each twice.
+  const statuses = Object.entries(r.statusCodeStats ?? {})
+    .filter(([code]) => !code.startsWith('2'))
+    .map(([code, { count }]) => `${code}: ${count}`)
+    .join(', ');
+  return { rps: r.requests.average, p99ms: r.latency.p99, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx, statuses };
 }
 
 export async function waitFor(url: string, timeoutMs = 120_000, intervalMs = 20): Promise<number> {

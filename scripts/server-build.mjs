@@ -2,6 +2,8 @@
 // external), so `npm start` loads one prepared file instead of compiling TypeScript
 // at every start. Rebuilt when the server's sources change (hash in .build/server.stamp).
 // Development (`npm run dev`) and tests run the sources directly through tsx.
+// The embedded database's worker thread (server/db/pgliteWorker.mjs, plain JavaScript)
+// is loaded by path, not imported, so it is copied next to the bundle.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +13,12 @@ import { hashFiles, root } from './ui-build.mjs';
 const INPUTS = ['server', 'src/shared', 'schemas', 'config', 'locales', 'mock', 'package.json', 'package-lock.json'];
 export const serverBundle = path.join(root, '.build', 'server.cjs');
 const stamp = path.join(root, '.build', 'server.stamp');
+const WORKERS = ['server/db/pgliteWorker.mjs'];
 
 export async function ensureServerBuild({ log = console.log } = {}) {
   const hash = hashFiles(INPUTS);
-  if (fs.existsSync(serverBundle) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === hash) return serverBundle;
+  const copies = WORKERS.map((w) => path.join(root, '.build', path.basename(w)));
+  if (fs.existsSync(serverBundle) && copies.every((c) => fs.existsSync(c)) && fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === hash) return serverBundle;
   const started = Date.now();
   const esbuild = await import('esbuild');
   await esbuild.build({
@@ -28,6 +32,7 @@ export async function ensureServerBuild({ log = console.log } = {}) {
     sourcemap: true,
     logLevel: 'warning',
   });
+  WORKERS.forEach((w, i) => fs.copyFileSync(path.join(root, w), copies[i]));
   fs.writeFileSync(stamp, hash);
   log(`[rcloud] server bundled in ${Date.now() - started} ms`);
   return serverBundle;

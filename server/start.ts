@@ -29,8 +29,11 @@ export async function preparePlatform(
   try {
     const app = await buildApp({ db: opening, storage: new LocalFileStorage(config.filesDir, config.fileSync), config, logger: options.logger });
     if (options.beforeReady) await options.beforeReady(app);
-    const ready = app.ready();
+    // Ready (its onReady hooks) once the database is open: the embedded one boots on a
+    // worker thread for longer than a plugin may take (Fastify's pluginTimeout) on a
+    // cold or busy machine; the main thread used to be blocked meanwhile, timers too.
     db = await opening;
+    const ready = app.ready();
     let seeded = false;
     await db.withAdvisoryLock(STARTUP_LOCK_KEY, async (locked) => {
       await migrate(locked);

@@ -112,10 +112,13 @@ export async function run(ctx: BenchContext) {
     const aloneRps: number[] = [];
     const aloneP99: number[] = [];
     let aloneErrors = 0;
+    let aloneTimeouts = 0;
     const noticeRps: number[] = [];
     const noticeP99: number[] = [];
     const writesPerSecond: number[] = [];
     let noticeErrors = 0;
+    let noticeTimeouts = 0;
+    const statuses = new Set<string>();
     for (let i = 0; i < ctx.rounds; i++) {
       const b = await load(`http://127.0.0.1:${bare.port}/hello`, { connections: POLLERS, seconds: ctx.seconds, timeout: TIMEOUT_S });
       bareRps.push(b.rps);
@@ -124,6 +127,8 @@ export async function run(ctx: BenchContext) {
       aloneRps.push(alone.rps);
       aloneP99.push(alone.p99ms);
       aloneErrors += alone.errors + alone.non2xx;
+      aloneTimeouts += alone.timeouts;
+      if (alone.statuses) statuses.add(alone.statuses);
       const before = written;
       const started = performance.now();
       const until = started + ctx.seconds * 1000;
@@ -135,16 +140,21 @@ export async function run(ctx: BenchContext) {
       noticeRps.push(n.rps);
       noticeP99.push(n.p99ms);
       noticeErrors += n.errors + n.non2xx;
+      noticeTimeouts += n.timeouts;
+      if (n.statuses) statuses.add(n.statuses);
     }
     const found = Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ');
     ctx.report({ bench: `PGlite: bare route req/s and p99 ms (${POLLERS} conn, reference)`, value: Math.round(median(bareRps)), p99: round(median(bareP99)) });
-    ctx.report({ bench: `PGlite: GET notice?model=report p99 ms, ${POLLERS} polling conn, no writers`, value: round(median(aloneP99)), errors: aloneErrors, rps: Math.round(median(aloneRps)), reference: round(median(bareP99)), ratio: round(median(aloneP99) / Math.max(1, median(bareP99))) });
+    ctx.report({ bench: `PGlite: GET notice?model=report p99 ms, ${POLLERS} polling conn, no writers`, value: round(median(aloneP99)), errors: aloneErrors, timeouts: aloneTimeouts, rps: Math.round(median(aloneRps)), reference: round(median(bareP99)), ratio: round(median(aloneP99) / Math.max(1, median(bareP99))) });
     ctx.report({
       bench: `PGlite: GET notice?model=report p99 ms, ${POLLERS} polling conn with ${WRITERS} writers saving reports (hospital A's radiologist: ${found})`,
       value: round(median(noticeP99)),
       goal: '< 500',
       errors: noticeErrors,
       errorsGoal: 0,
+      timeouts: noticeTimeouts,
+      // What the non-2xx answers were, if any (errors minus timeouts are refused connections).
+      ...(statuses.size ? { statuses: [...statuses].join('; ') } : {}),
       rps: Math.round(median(noticeRps)),
       reference: round(median(bareP99)),
       ratio: round(median(noticeP99) / Math.max(1, median(bareP99))),

@@ -12,7 +12,9 @@
  * - `stale`: while the read after a write runs, other callers get the answer from
  *   before it at once instead of queueing behind the writers' transactions for the new
  *   one (so a caller may be one read behind, never more; a caller who asks when no read
- *   runs starts one and gets the answer after every write it has seen).
+ *   runs starts one and gets the answer after every write it has seen). Given as a
+ *   list of tables, only writes to those allow it: after a write to any other table
+ *   read, every caller waits for the answer after it (an acknowledgement shows at once).
  * Which tables a read depends on is the caller's statement; a write is recognised in
  * the committed SQL text as sessionCache does, so every writer is covered, including
  * ones added later.
@@ -32,18 +34,19 @@ export class ReadCache<T> {
   private readonly running = new Map<string, Promise<T>>();
   private generation = 0;
   private readonly keeps: boolean;
+  private readonly stale: boolean;
 
-  constructor(
-    db: Db,
-    tables: readonly string[],
-    private readonly stale = false,
-  ) {
+  constructor(db: Db, tables: readonly string[], stale: boolean | readonly string[] = false) {
     this.keeps = db.kind === 'pglite';
+    this.stale = stale !== false;
     const written = writeTo(tables);
+    const strict = Array.isArray(stale) ? tables.filter((t) => !stale.includes(t)) : [];
+    const strictWrite = strict.length ? writeTo(strict) : undefined;
     db.observeCommits((statements) => {
       if (!statements.some((sql) => written.test(sql))) return;
       this.generation++;
-      if (this.stale) for (const [key, value] of this.kept) this.previous.set(key, value);
+      if (strictWrite && statements.some((sql) => strictWrite.test(sql))) this.previous.clear();
+      else if (this.stale) for (const [key, value] of this.kept) this.previous.set(key, value);
       this.kept.clear();
       this.running.clear();
     });
@@ -82,7 +85,7 @@ export class ReadCache<T> {
 }
 
 /** One cache per database and purpose, made on first use (its commit observer lives as long as the Db). */
-export function readCacheOf<T>(caches: WeakMap<Db, ReadCache<T>>, db: Db, tables: readonly string[], stale = false): ReadCache<T> {
+export function readCacheOf<T>(caches: WeakMap<Db, ReadCache<T>>, db: Db, tables: readonly string[], stale: boolean | readonly string[] = false): ReadCache<T> {
   let cache = caches.get(db);
   if (!cache) {
     cache = new ReadCache<T>(db, tables, stale);

@@ -14,8 +14,11 @@
  * one connection, and 200 polling pages would otherwise queue behind the writers. While
  * the count after a write runs, other pollers get the one before it (a poll may be one
  * count behind, for the moment the count takes); a caller who asks when none runs gets
- * a count after every write it has seen. Critical values are counted strictly: an
- * acknowledgement shows at the next poll.
+ * a count after every write it has seen. Critical values are counted strictly after a
+ * write to them or to whom they are addressed (an acknowledgement shows at the next
+ * poll); after a write to exams alone (every report save and submit changes its exam's
+ * state, which they only read for the scope) a poll may be one count behind as above,
+ * instead of every poll waiting behind the writers for a count that rarely changes.
  */
 import type { Db } from '../db';
 import { readCacheOf, type ReadCache } from '../db/readCache';
@@ -66,7 +69,7 @@ export async function noticeCounts(db: Db, model: Model, me: AuthContext): Promi
     }),
     // Addressed by the caller's hospital and department there (user_membership) and the
     // departments the hospital sends every critical value to (org), within the scope.
-    readCacheOf(crises, db, ['report_crisis', 'exam', 'user_membership', 'org']).get(`${model}|${me.userId}|${me.hospitalId}|${hasPermission(me.permissions, ACKNOWLEDGE_RIGHT)}|${scope}`, () =>
+    readCacheOf(crises, db, ['report_crisis', 'exam', 'user_membership', 'org'], ['exam']).get(`${model}|${me.userId}|${me.hospitalId}|${hasPermission(me.permissions, ACKNOWLEDGE_RIGHT)}|${scope}`, () =>
       crisisCount(db, model, me),
     ),
   ]);

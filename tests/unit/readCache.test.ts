@@ -5,7 +5,8 @@
  *   other tables (report_lock, exam_log) keep it;
  * - callers of one key while a read runs share it;
  * - a read overtaken by a write is answered but not kept;
- * - on PostgreSQL nothing is kept (other instances write too), reads are only shared.
+ * - on PostgreSQL nothing is kept (other instances write too), reads are only shared;
+ * - stale answers after writes to the tables named only (the crisis counts: exam).
  */
 import type { CommitObserver, Db } from '../../server/db';
 import { ReadCache } from '../../server/db/readCache';
@@ -89,4 +90,31 @@ test('stale: while the read after a write runs, others get the answer before it;
   expect(await fresh).toBe(2);
   expect(await cache.get('k', c.read)).toBe(2);
   expect(c.reads()).toBe(2);
+});
+
+test('stale on some tables only: after a write to another table read, callers wait for the answer after it', async () => {
+  const { db, commit } = fakeDb('pglite');
+  const cache = new ReadCache<number>(db, ['report_crisis', 'exam'], ['exam']);
+  const c = counter();
+  expect(await cache.get('k', c.read)).toBe(1);
+  commit('UPDATE exam SET report_state = 2 WHERE id = $1');
+  const fresh = cache.get('k', c.slow);
+  // A write to exams only: the answer before it meanwhile.
+  expect(await cache.get('k', c.slow)).toBe(1);
+  c.finish();
+  expect(await fresh).toBe(2);
+  commit('UPDATE report_crisis SET acknowledged_at = now() WHERE id = $1');
+  const afterAck = cache.get('k', c.slow);
+  // An acknowledgement: no answer from before it, this caller joins the read after it.
+  const joined = cache.get('k', c.slow);
+  c.finish();
+  expect(await afterAck).toBe(3);
+  expect(await joined).toBe(3);
+  // A transaction writing both is strict too.
+  commit('UPDATE exam SET hidden = true WHERE id = $1', 'UPDATE report_crisis SET withdrawn_at = now() WHERE report_id = $1');
+  const both = cache.get('k', c.slow);
+  const second = cache.get('k', c.slow);
+  c.finish();
+  expect([await both, await second]).toEqual([4, 4]);
+  expect(c.reads()).toBe(4);
 });
