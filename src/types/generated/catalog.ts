@@ -103,6 +103,8 @@ import v18 from '../../../schemas/views/study.json';
 import v19 from '../../../schemas/views/templatePrivate.json';
 import v20 from '../../../schemas/views/templatePublic.json';
 import v21 from '../../../schemas/views/user.json';
+import st0 from '../../../schemas/stats/examVolume.json';
+import st1 from '../../../schemas/stats/workload.json';
 
 /** Every JSON Schema under schemas/ but the views, each with its $id. */
 export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81];
@@ -131,4 +133,10 @@ export const viewFiles: Record<string, unknown> = {
   "templatePrivate": v19,
   "templatePublic": v20,
   "user": v21,
+};
+
+/** Every statistics view (schemas/stats/<name>.json) by name. */
+export const statsFiles: Record<string, unknown> = {
+  "examVolume": st0,
+  "workload": st1,
 };
