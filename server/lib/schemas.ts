@@ -1,7 +1,8 @@
 /**
  * Every JSON Schema under schemas/, registered once with the server's ajv (addSchema).
  * schemas/views/ holds screen descriptions (columns, query options, form groups) for
- * the client, not schemas of API payloads, so it is not registered.
+ * the client, and schemas/stats/ the declared statistics views, not schemas of API
+ * payloads, so neither is registered.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,7 @@ export function loadSchemas(dir = SCHEMAS_DIR): Array<{ $id: string }> {
     for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
       const full = path.join(d, entry.name);
       if (entry.isDirectory()) {
-        if (!(d === dir && entry.name === 'views')) walk(full);
+        if (!(d === dir && (entry.name === 'views' || entry.name === 'stats'))) walk(full);
       }
       else if (entry.name.endsWith('.json')) {
         const schema = JSON.parse(fs.readFileSync(full, 'utf8'));

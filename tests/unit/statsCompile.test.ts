@@ -1,5 +1,7 @@
 /**
  * The statistics compiler (server/stats/compile.ts) as a pure function:
+ * - every declared view validates against schemas/stats/_stats.schema.json (ajv strict),
+ *   and a broken one is refused
  * - every declared view (schemas/stats) names only what its source offers, and a view
  *   naming something else is refused at check time
  * - the SQL carries the range, the filters and the scope as bound parameters; no text
@@ -11,6 +13,9 @@
  * - refusals name the field: unknown dimension, series, measure or filter, a missing,
  *   reversed or too long range
  */
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import format from '../../schemas/stats/_stats.schema.json';
 import { checkStatsView, compileStats, StatsRefusal, type StatsView } from '../../server/stats/compile';
 import { statsFiles } from '../../src/types/generated/catalog';
 import type { DataScope } from '../../server/identity/scope';
@@ -31,6 +36,18 @@ function refusal(fn: () => unknown): { field: string; reason: string } | undefin
 }
 
 describe('statistics compiler', () => {
+  test('every declared view validates against the format; broken ones are refused', () => {
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(format);
+    for (const view of Object.values(views)) expect([validate(view), validate.errors]).toEqual([true, null]);
+    expect(validate({ ...views.examVolume, range: { field: 'createdAt' } })).toBe(false);
+    expect(validate({ ...views.examVolume, measures: [{ key: 'n', fn: 'sum' }] })).toBe(false);
+    expect(validate({ ...views.examVolume, measures: [{ key: 'n', fn: 'count', field: 'price' }] })).toBe(false);
+    expect(validate({ ...views.examVolume, charts: [{ type: 'radar', measures: ['exams'] }] })).toBe(false);
+    expect(validate({ ...views.examVolume, permission: 'registration' })).toBe(false);
+  });
+
   test('every declared view names only what its source offers', () => {
     expect(Object.keys(views).sort()).toEqual(['examVolume', 'workload']);
     for (const [name, view] of Object.entries(views)) expect(() => checkStatsView(name, view)).not.toThrow();
