@@ -9,11 +9,18 @@
  *   are left out; a filter never takes a reserved name
  * - a series answer makes one chart series per series key (stacked when declared);
  *   a pie sums the series per group; a click maps back to the group's keys
+ * - the home page's declaration (config/dashboard.json): permission keys of
+ *   config/permissions.json, figures opening routes that exist, statistics measures
+ *   that exist; a clerk sees today's registrations and the volume chart, a radiologist
+ *   the reports to write and not the review queue, an auditor nothing
  * - drill-through: the group's key as the list's field, the query bar's filters, the
  *   range narrowed to a week's days; no URL for a grouping without a list field
  */
 import { chartModel, drillUrl, initialValues, quickRangeDays, RESERVED, statsViews, toQuerySchema, toRequest, type StatsAnswer } from '@/stats/model';
 import { dayText } from '@/schema/dateRanges';
+import { CHARTS, FIGURES, figureUrl, valueAt, visibleCharts, visibleFigures } from '@/stats/dashboard';
+import { allRoutes } from '@/routes/table';
+import permissions from '../../config/permissions.json';
 
 const t = (key: string) => key;
 const NOW = new Date(2026, 10, 26, 15, 30); // a Thursday
@@ -78,5 +85,27 @@ describe('statistics renderer', () => {
     expect(drillUrl(view, { range: ['2026-11-01', '2026-11-26'] }, 'month', { key: '2026-11' })).toBe('/examination?createdAt=2026-11-01%2C2026-11-26');
     expect(drillUrl(statsViews.workload, { range: ['2026-11-01', '2026-11-26'] }, 'doctor', { key: 12 })).toBeUndefined();
     expect(drillUrl(statsViews.workload, { range: ['2026-11-01', '2026-11-26'] }, 'hospital', { key: 3 })).toBe('/report?kind=all&hospitalId=3&examTime=2026-11-01%2C2026-11-26');
+  });
+
+  test('the home page declaration', () => {
+    const modules = permissions.modules as Record<string, string[]>;
+    const valid = (key: string) => modules[key.split(':')[0]]?.includes(key.split(':')[1]);
+    const paths = new Set(allRoutes().map((r) => r.path));
+    for (const f of FIGURES) {
+      expect(f.permission.every(valid)).toBe(true);
+      expect(paths.has(f.open.split('?')[0])).toBe(true);
+      if (f.stats) expect(statsViews[f.stats.view].measures.map((m) => m.key)).toContain(f.stats.measure);
+      else expect(f.call && f.value).toBeTruthy();
+    }
+    for (const c of CHARTS) expect([valid(c.permission), Boolean(statsViews[c.view])]).toEqual([true, true]);
+    const clerk = { registration: ['view', 'add'] };
+    expect(visibleFigures(clerk).map((f) => f.key)).toEqual(['todayRegistrations']);
+    expect(visibleCharts(clerk).map((c) => c.key)).toEqual(['todayVolume']);
+    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual(['unwritten', 'retrialBack', 'reportReturn']);
+    expect([visibleFigures({ audit: ['view'] }), visibleCharts({ audit: ['view'] })]).toEqual([[], []]);
+    expect(figureUrl(FIGURES[0], NOW)).toBe('/examination?createdAt=2026-11-26,2026-11-26');
+    expect(valueAt({ totals: { exams: 3 } }, 'totals.exams')).toBe(3);
+    expect(valueAt({ unwritten: 0 }, 'unwritten')).toBe(0);
+    expect(valueAt({}, 'unwritten')).toBeUndefined();
   });
 });
