@@ -20,14 +20,18 @@ export interface ChartProps {
   testId?: string;
 }
 
+/** A user who asked for reduced motion gets charts drawn at once, as antd's motion is off for them (src/app.tsx). */
+const reducedMotion = () => typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+
 export default function Chart({ option, height = 320, onPoint, testId }: ChartProps) {
+  const shown = useMemo(() => (reducedMotion() ? { ...option, animation: false } : option), [option]);
   const events = useMemo(
     () => (onPoint ? { click: (p: { dataIndex: number; seriesIndex?: number }) => onPoint(p.dataIndex, p.seriesIndex ?? 0) } : undefined),
     [onPoint],
   );
   return (
     <div data-testid={testId}>
-      <ReactEChartsCore echarts={echarts} option={option} notMerge lazyUpdate style={{ height, width: '100%' }} onEvents={events} />
+      <ReactEChartsCore echarts={echarts} option={shown} notMerge lazyUpdate style={{ height, width: '100%' }} onEvents={events} />
     </div>
   );
 }

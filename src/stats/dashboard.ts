@@ -20,7 +20,7 @@ export interface ChartDef {
   key: string;
   permission: string;
   view: string;
-  values: { dimension?: string; series?: string };
+  values: { dimension?: string; series?: string; measures?: string[] };
 }
 
 export const FIGURES: readonly FigureDef[] = dashboard.figures;

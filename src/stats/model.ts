@@ -51,6 +51,8 @@ export interface StatsValues {
   range?: [string, string];
   dimension?: string;
   series?: string;
+  /** The measures asked for (a dashboard's chart); default all the view declares. */
+  measures?: string[];
   [filter: string]: unknown;
 }
 
@@ -80,7 +82,7 @@ export interface StatsAnswer {
 }
 
 /** The names the query bar keeps for itself; a filter may not take one. */
-export const RESERVED = ['range', 'dimension', 'series'];
+export const RESERVED = ['range', 'dimension', 'series', 'measures'];
 
 export function initialValues(view: StatsView, now: Date = new Date()): StatsValues {
   const [first, last] = quickRangeDays(view.range.initial, now);
@@ -153,6 +155,7 @@ export function toRequest(view: StatsView, values: StatsValues): StatsRequest {
     range: first && last ? toFilterRange(first, last) : (undefined as unknown as [string, string]),
     ...(values.dimension ? { dimension: values.dimension } : {}),
     ...(values.series ? { series: values.series } : {}),
+    ...(values.measures?.length ? { measures: values.measures } : {}),
     ...(Object.keys(filters).length ? { filters } : {}),
   };
 }
@@ -219,7 +222,8 @@ export function chartModel(name: string, view: StatsView, chart: ChartDef, answe
       legend: { type: 'scroll', top: 0 },
       grid: { left: 48, right: 24, top: 36, bottom: 48, containLabel: true },
       xAxis: { type: 'category', data: categories.map((c) => c.label), axisLabel: { interval: 'auto', hideOverlap: true } },
-      yAxis: { type: 'value' },
+      // Counts are whole: no 0.2 steps on the axis.
+      yAxis: { type: 'value', ...(chart.measures.every((m) => view.measures.find((d) => d.key === m)?.fn === 'count') ? { minInterval: 1 } : {}) },
       series: lines.map((l) => ({
         type: chart.type,
         name: l.name,

@@ -6,6 +6,9 @@
  * - scope cut: the clerk of hospital A (own data) sees hospital A only, its count equal
  *   to a direct count of A's exams; the senior doctor (central hospital plus the
  *   regional authorization of A and B) sees no other hospital
+ * - custom conditions: a role of hospital A limited to CT exams (data scope custom)
+ *   sees only CT, in exam volumes and in the workload (whose union carries the exam
+ *   columns the conditions name)
  * - a filter narrows (modality CT equals the direct count of CT exams) and a series
  *   splits the same total
  * - refusals: a dimension, series, measure or filter the view does not declare, no
@@ -18,6 +21,7 @@ import ExcelJS from 'exceljs';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
+import { hashPassword } from '../../server/identity/passwords';
 
 const STAT = '/api/stat/v1';
 const DAY = 86_400_000;
@@ -74,6 +78,23 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
     const seen = (s.body.data.rows as Row[]).map((x) => x.key as number);
     expect(seen.length).toBeGreaterThan(0);
     for (const id of seen) expect(held).toContain(id);
+  });
+
+  test('custom conditions cut the statistics too', async () => {
+    const role = await p.db.query<{ id: number }>(
+      `INSERT INTO role (name, explain, permissions, data_scope, data_conditions) VALUES ('CT统计', '', $1::jsonb, 'custom', $2::jsonb) RETURNING id`,
+      [JSON.stringify({ registration: ['view'], 'stat.reportCenter': ['view'] }), JSON.stringify({ logic: 'and', conditions: [{ field: 'modality', op: 'eq', value: 'CT' }] })],
+    );
+    const user = await p.db.query<{ id: number }>("INSERT INTO app_user (mobile, name, status, password_hash) VALUES ('13700000031', 'CT统计员', 1, $1) RETURNING id", [await hashPassword('Stat#2026x')]);
+    await p.db.query('INSERT INTO user_membership (user_id, hospital_id, role_id) VALUES ($1, $2, $3)', [user.rows[0].id, orgs.HOSP_A, role.rows[0].id]);
+    const ct = await login(p.app, '13700000031', 'Stat#2026x');
+    const r = await call(`${STAT}/examVolume`, { range, dimension: 'modality' }, ct);
+    expect(r.code).toBe(200);
+    expect((r.body.data.rows as Row[]).map((x) => x.key)).toEqual(['CT']);
+    expect(r.body.data.totals.exams).toBe(await direct("e.hospital_id = $3 AND e.modality = 'CT'", [orgs.HOSP_A]));
+    const w = await call(`${STAT}/workload`, { range, dimension: 'modality' }, ct);
+    expect(w.code).toBe(200);
+    for (const row of w.body.data.rows as Row[]) expect(row.key).toBe('CT');
   });
 
   test('a filter narrows, a series splits the same total', async () => {

@@ -24,7 +24,7 @@ function formatUptime(seconds: number): { d: number; h: number; m: number; s: nu
 }
 
 /** Today's values of a statistics view: its first day and last day both today. */
-function todayValues(name: string, extra: Record<string, string | undefined> = {}) {
+function todayValues(name: string, extra: { dimension?: string; series?: string; measures?: string[] } = {}) {
   const view = getStatsView(name)!;
   const today = initialValues({ ...view, range: { ...view.range, initial: 'today' } });
   return { view, values: { ...today, ...extra } };
