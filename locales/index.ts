@@ -17,6 +17,7 @@ import zhError from './zh-CN/error.json';
 import zhMenu from './zh-CN/menu.json';
 import zhPermission from './zh-CN/permission.json';
 import zhSms from './zh-CN/sms.json';
+import zhStats from './zh-CN/stats.json';
 import zhValidation from './zh-CN/validation.json';
 import enAuth from './en-US/auth.json';
 import enCode from './en-US/code.json';
@@ -27,6 +28,7 @@ import enError from './en-US/error.json';
 import enMenu from './en-US/menu.json';
 import enPermission from './en-US/permission.json';
 import enSms from './en-US/sms.json';
+import enStats from './en-US/stats.json';
 import enValidation from './en-US/validation.json';
 import ruAuth from './ru-RU/auth.json';
 import ruCode from './ru-RU/code.json';
@@ -37,6 +39,7 @@ import ruError from './ru-RU/error.json';
 import ruMenu from './ru-RU/menu.json';
 import ruPermission from './ru-RU/permission.json';
 import ruSms from './ru-RU/sms.json';
+import ruStats from './ru-RU/stats.json';
 import ruValidation from './ru-RU/validation.json';
 import esAuth from './es-ES/auth.json';
 import esCode from './es-ES/code.json';
@@ -47,16 +50,17 @@ import esError from './es-ES/error.json';
 import esMenu from './es-ES/menu.json';
 import esPermission from './es-ES/permission.json';
 import esSms from './es-ES/sms.json';
+import esStats from './es-ES/stats.json';
 import esValidation from './es-ES/validation.json';
 
 export type Dictionary = Record<string, string>;
 export type LanguageCode = (typeof app.languages)[number]['code'];
 
 const namespaces: Record<string, Record<string, Record<string, string>>> = {
-  'zh-CN': { auth: zhAuth, code: zhCode, common: zhCommon, dictionary: zhDictionary, entity: zhEntity, error: zhError, menu: zhMenu, permission: zhPermission, sms: zhSms, validation: zhValidation },
-  'en-US': { auth: enAuth, code: enCode, common: enCommon, dictionary: enDictionary, entity: enEntity, error: enError, menu: enMenu, permission: enPermission, sms: enSms, validation: enValidation },
-  'ru-RU': { auth: ruAuth, code: ruCode, common: ruCommon, dictionary: ruDictionary, entity: ruEntity, error: ruError, menu: ruMenu, permission: ruPermission, sms: ruSms, validation: ruValidation },
-  'es-ES': { auth: esAuth, code: esCode, common: esCommon, dictionary: esDictionary, entity: esEntity, error: esError, menu: esMenu, permission: esPermission, sms: esSms, validation: esValidation },
+  'zh-CN': { auth: zhAuth, code: zhCode, common: zhCommon, dictionary: zhDictionary, entity: zhEntity, error: zhError, menu: zhMenu, permission: zhPermission, sms: zhSms, stats: zhStats, validation: zhValidation },
+  'en-US': { auth: enAuth, code: enCode, common: enCommon, dictionary: enDictionary, entity: enEntity, error: enError, menu: enMenu, permission: enPermission, sms: enSms, stats: enStats, validation: enValidation },
+  'ru-RU': { auth: ruAuth, code: ruCode, common: ruCommon, dictionary: ruDictionary, entity: ruEntity, error: ruError, menu: ruMenu, permission: ruPermission, sms: ruSms, stats: ruStats, validation: ruValidation },
+  'es-ES': { auth: esAuth, code: esCode, common: esCommon, dictionary: esDictionary, entity: esEntity, error: esError, menu: esMenu, permission: esPermission, sms: esSms, stats: esStats, validation: esValidation },
 };
 
 function flatten(byNamespace: Record<string, Record<string, string>>): Dictionary {

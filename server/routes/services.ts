@@ -12,6 +12,7 @@ import platform from './platform';
 import { studyRoutes } from './images';
 import report from './report';
 import viewerRoutes from './viewer';
+import stat from './stat';
 
 export interface ServiceDef {
   tag: string;
@@ -39,7 +40,7 @@ export const SERVICES: ServiceDef[] = [
   { tag: 'consult', prefix: '/api/consult/v1', description: 'Tele-consultation' },
   { tag: 'bdt', prefix: '/api/bdt/v1', description: 'Base data and dictionaries', routes: bdt },
   { tag: 'qc', prefix: '/api/qc/v1', description: 'Quality control' },
-  { tag: 'stat', prefix: '/api/stat/v1', description: 'Statistics' },
+  { tag: 'stat', prefix: '/api/stat/v1', description: 'Statistics: the declared statistics views (schemas/stats)', routes: stat },
   { tag: 'share', prefix: '/api/share/v1', description: 'Image sharing records' },
   { tag: 'platform', prefix: '/api', description: 'Health and platform information', routes: platform },
 ];

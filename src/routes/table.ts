@@ -17,6 +17,8 @@ export interface RouteEntry {
   component?: string;
   /** Module key (config/permissions.json) whose rights show the route, or several any of which does; absent: any logged-in user. */
   permission?: string | string[];
+  /** The declared statistics view (schemas/stats/<stats>.json) the statistics page (src/pages/stats) renders. */
+  stats?: string;
 }
 
 export interface MenuGroup {

@@ -255,8 +255,10 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   const [listLoads, setListLoads] = useState(0);
   // The query bar as the user set it; columns, actions and permissions stay the view's.
   const queryView = useMemo(() => applyQuerySetting(view, setting?.query), [view, setting?.query]);
-  // Preset query values (a required time range opens on its quick range), taken once when the list opens.
-  const initialQuery = useMemo(() => initialQueryValues(queryView), [queryView]);
+  // Preset query values (a required time range opens on its quick range, a drill-through's
+  // filters from the address), taken once when the list opens.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const initialQuery = useMemo(() => initialQueryValues(queryView, new Date(), searchParams), [queryView]);
 
   const columns = useMemo<Column[]>(() => {
     const cols = toColumns(queryView, {

@@ -190,17 +190,32 @@ export function toColumns(view: View, opts: ColumnsOptions): Column[] {
 
 /**
  * The query bar's values when the list opens: each range field's preset quick range
- * (view hint range.initial), keyed as its range column. Days are those of `now`.
+ * (view hint range.initial), keyed as its range column; then what the address asks
+ * for (a statistics drill-through: `?createdAt=2026-11-01,2026-11-07&modality=CT`):
+ * a range field as first,last days, another query field as its value (numbers and
+ * booleans as such, a multiple field as a list). Only list.query fields; days are
+ * those of `now`.
  */
-export function initialQueryValues(view: View, now: Date = new Date()): Record<string, [dayjs.Dayjs, dayjs.Dayjs]> {
-  return Object.fromEntries(
-    (view.list.query ?? []).flatMap((name) => {
-      const initial = view.fields?.[name]?.range?.initial;
-      if (!initial) return [];
-      const [first, last] = quickRangeDays(initial, now);
-      return [[`${name}${RANGE_SUFFIX}`, [dayjs(first), dayjs(last)]]];
-    }),
-  );
+export function initialQueryValues(view: View, now: Date = new Date(), search?: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const model = entityModel(view.entity);
+  for (const name of view.list.query ?? []) {
+    const initial = view.fields?.[name]?.range?.initial;
+    const asked = search?.get(name);
+    const f = fieldOf(model, name);
+    if (searchedByDays(f, view)) {
+      const days = asked?.split(',') ?? [];
+      if (days.length === 2 && days.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d))) out[`${name}${RANGE_SUFFIX}`] = days.map((d) => dayjs(d));
+      else if (initial) {
+        const [first, last] = quickRangeDays(initial, now);
+        out[`${name}${RANGE_SUFFIX}`] = [dayjs(first), dayjs(last)];
+      }
+    } else if (asked !== undefined && asked !== null && asked !== '') {
+      // A multiple field takes a comma-separated list ("reportState=-1,1,8").
+      out[name] = view.fields?.[name]?.multiple ? asked.split(',').map((v) => coerce(f.items ?? f, v)) : coerce(f, asked);
+    }
+  }
+  return out;
 }
 
 /** ProTable column-settings state: view fields marked hideInList start hidden. */

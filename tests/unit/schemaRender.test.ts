@@ -37,6 +37,7 @@ import { resources, translate } from '../../locales';
 import { errorFieldPath, initialValues, toPayload } from '@/schema/formData';
 import { discriminatorOf, foreignFields } from '@/shared/schema/discriminator';
 import { conditionallyRequired, entityModel, holds, requiredWhen } from '@/shared/schema/model';
+import type { Dayjs } from 'dayjs';
 import { RANGE_SUFFIX, hiddenColumns, initialQueryValues, toColumns, toListQuery, type Column } from '@/schema/toColumns';
 import { toFormily } from '@/schema/toFormily';
 import type { Translate, View } from '@/shared/schema/types';
@@ -274,10 +275,22 @@ describe('toColumns', () => {
     const view = views.auditLog;
     const values = initialQueryValues(view, new Date(2026, 10, 26, 15, 30));
     expect(Object.keys(values)).toEqual([`at${RANGE_SUFFIX}`]);
-    expect(values[`at${RANGE_SUFFIX}`].map((d) => d.format('YYYY-MM-DD'))).toEqual(['2026-11-20', '2026-11-26']);
+    expect((values[`at${RANGE_SUFFIX}`] as Dayjs[]).map((d) => d.format('YYYY-MM-DD'))).toEqual(['2026-11-20', '2026-11-26']);
     const range = toColumns(view, { t, loadOptions }).find((c) => c.key === `at${RANGE_SUFFIX}`);
     expect(range?.formItemProps).toMatchObject({ rules: [{ required: true }] });
     expect(initialQueryValues(views.exam)).toEqual({});
+  });
+
+  test('a drill-through address fills the query bar: a range as its days, codes and ids as numbers, a multiple field as a list, nothing else', () => {
+    const search = new URLSearchParams('createdAt=2026-11-01,2026-11-07&hospitalId=3&modality=CT&patientSource=2&reportState=-1,1,8&hisPatientName=&kind=all&hidden=true');
+    const values = initialQueryValues(views.exam, new Date(2026, 10, 26), search);
+    expect((values[`createdAt${RANGE_SUFFIX}`] as Dayjs[]).map((d) => d.format('YYYY-MM-DD'))).toEqual(['2026-11-01', '2026-11-07']);
+    expect(values).toEqual({ [`createdAt${RANGE_SUFFIX}`]: expect.any(Array), hospitalId: 3, modality: 'CT', patientSource: 2, reportState: [-1, 1, 8] });
+    // A malformed range is left to the view's preset (the audit trail's last 7 days).
+    const audit = initialQueryValues(views.auditLog, new Date(2026, 10, 26), new URLSearchParams('at=2026-11-01'));
+    expect((audit[`at${RANGE_SUFFIX}`] as Dayjs[]).map((d) => d.format('YYYY-MM-DD'))).toEqual(['2026-11-20', '2026-11-26']);
+    // The list call takes them as filters.
+    expect(toListQuery(views.exam, { hospitalId: 3, modality: 'CT', patientSource: 2 }).filters).toMatchObject({ hospitalId: 3, modality: 'CT', patientSource: 2 });
   });
   const loadOptions = jest.fn(async () => [{ value: 1, label: 'x' }]);
 

@@ -1,13 +1,20 @@
 /**
- * Home page for now: the platform name and the server's health as the server reports
- * it. No statistics until the statistics services exist.
+ * Home page: the user's work to act on (config/dashboard.json: each figure shown to
+ * holders of its permission keys, a click opens its list), today's volumes from the
+ * declared statistics view, and the server's health.
  */
-import { Alert, Card, Descriptions, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { Alert, Card, Descriptions, Empty, Statistic, Typography } from 'antd';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'umi';
 import { renderIcon } from '../../components/icons';
 import { getHealth, type Health } from '../../services/health';
-import { RequestError } from '../../services/request';
+import { request, RequestError } from '../../services/request';
+import { runStats } from '../../services/stats';
+import { usePermissionMap } from '../../schema/permissions';
+import { figureUrl, sourceKey, valueAt, visibleCharts, visibleFigures, type FigureDef } from '../../stats/dashboard';
+import { getStatsView, initialValues, toRequest } from '../../stats/model';
+import { StatsView } from '../../stats/StatsView';
 
 type State = { kind: 'loading' } | { kind: 'ok'; health: Health } | { kind: 'error'; detail: string };
 
@@ -16,8 +23,59 @@ function formatUptime(seconds: number): { d: number; h: number; m: number; s: nu
   return { d: Math.floor(total / 86400), h: Math.floor((total % 86400) / 3600), m: Math.floor((total % 3600) / 60), s: total % 60 };
 }
 
+/** Today's values of a statistics view: its first day and last day both today. */
+function todayValues(name: string, extra: { dimension?: string; series?: string; measures?: string[] } = {}) {
+  const view = getStatsView(name)!;
+  const today = initialValues({ ...view, range: { ...view.range, initial: 'today' } });
+  return { view, values: { ...today, ...extra } };
+}
+
+/** One answer per distinct source of the figures (the notice counts feed several). */
+function useFigureData(figures: FigureDef[]): Record<string, unknown> {
+  const [data, setData] = useState<Record<string, unknown>>({});
+  const sources = useMemo(() => [...new Map(figures.map((f) => [sourceKey(f), f])).entries()], [figures]);
+  useEffect(() => {
+    const controller = new AbortController();
+    for (const [key, f] of sources) {
+      const answer = f.stats
+        ? (() => {
+            const { view, values } = todayValues(f.stats.view);
+            return runStats(f.stats.view, { ...toRequest(view, values), measures: [f.stats.measure] }, controller.signal);
+          })()
+        : request(f.call!.path, { query: f.call!.query, signal: controller.signal });
+      answer.then((d) => !controller.signal.aborted && setData((old) => ({ ...old, [key]: d }))).catch(() => undefined);
+    }
+    return () => controller.abort();
+  }, [sources]);
+  return data;
+}
+
+function WorkFigures() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const permissions = usePermissionMap();
+  const figures = useMemo(() => visibleFigures(permissions), [permissions]);
+  const data = useFigureData(figures);
+  if (!figures.length) return <Empty description={t('stats.dashboard.noWork')} />;
+  return (
+    <div style={{ display: 'grid', gap: 12, gridTemplateColumns: 'repeat(auto-fill, minmax(180px, 1fr))' }}>
+      {figures.map((f) => {
+        const answer = data[sourceKey(f)];
+        const value = answer === undefined ? undefined : f.stats ? valueAt(answer, `totals.${f.stats.measure}`) : valueAt(answer, f.value ?? '');
+        return (
+          <Card key={f.key} size="small" hoverable onClick={() => navigate(figureUrl(f))} data-testid={`figure-${f.key}`}>
+            <Statistic title={t(`stats.dashboard.figure.${f.key}`)} value={value ?? '-'} loading={answer === undefined} />
+          </Card>
+        );
+      })}
+    </div>
+  );
+}
+
 export default function Dashboard() {
   const { t } = useTranslation();
+  const permissions = usePermissionMap();
+  const charts = useMemo(() => visibleCharts(permissions), [permissions]);
   const [state, setState] = useState<State>({ kind: 'loading' });
 
   useEffect(() => {
@@ -33,7 +91,7 @@ export default function Dashboard() {
   }, []);
 
   return (
-    <div data-testid="dashboard" style={{ display: 'grid', gap: 16, maxWidth: 960 }}>
+    <div data-testid="dashboard" style={{ display: 'grid', gap: 16 }}>
       <Card>
         <Typography.Title level={3} style={{ marginTop: 0 }}>
           <span style={{ marginInlineEnd: 12 }}>{renderIcon('logo')}</span>
@@ -43,6 +101,17 @@ export default function Dashboard() {
           {t('common.dashboard.intro')}
         </Typography.Paragraph>
       </Card>
+      <Card title={t('stats.dashboard.work')} data-testid="dashboard-work">
+        {permissions ? <WorkFigures /> : <Card loading bordered={false} />}
+      </Card>
+      {charts.map((c) => {
+        const { view, values } = todayValues(c.view, c.values);
+        return (
+          <Card key={c.key} title={t(`stats.dashboard.${c.key}`)} data-testid={`dashboard-${c.key}`}>
+            <StatsView name={c.view} view={view} fixed={values} chartHeight={260} />
+          </Card>
+        );
+      })}
       <Card title={t('common.health.title')} loading={state.kind === 'loading'} data-testid="server-health">
         {state.kind === 'ok' && (
           <Descriptions column={1} size="small" bordered>

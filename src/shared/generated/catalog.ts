@@ -82,6 +82,8 @@ import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
 import reply from '../../../schemas/reply.json';
 import reportWorkflow from '../../../schemas/reportWorkflow.json';
+import stats_examVolume from '../../../schemas/stats/examVolume.json';
+import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
 import views_centralHospital from '../../../schemas/views/centralHospital.json';
 import views_crisis from '../../../schemas/views/crisis.json';
@@ -106,7 +108,7 @@ import views_templatePrivate from '../../../schemas/views/templatePrivate.json';
 import views_templatePublic from '../../../schemas/views/templatePublic.json';
 import views_user from '../../../schemas/views/user.json';
 
-/** Every JSON Schema under schemas/ but the views, each with its $id. */
+/** Every JSON Schema under schemas/ but the views and statistics views, each with its $id. */
 export const schemaFiles: unknown[] = [
   codes_ageUnit,
   codes_aiResult,
@@ -218,4 +220,10 @@ export const viewFiles: Record<string, unknown> = {
   "templatePrivate": views_templatePrivate,
   "templatePublic": views_templatePublic,
   "user": views_user,
+};
+
+/** Every statistics view (schemas/stats/<name>.json) by name. */
+export const statsFiles: Record<string, unknown> = {
+  "examVolume": stats_examVolume,
+  "workload": stats_workload,
 };

@@ -137,6 +137,10 @@ export interface Limits {
    */
   exportRangeDays: 31;
   /**
+   * Longest date range of a statistics query, in days (a year, leap or not).
+   */
+  statsRangeDays?: 366;
+  /**
    * About when an export's download is ready, in minutes (shown to the user).
    */
   exportReadyMinutes: 5;

@@ -43,4 +43,5 @@ export type AuditObject =
   | 'dicomMetadata'
   | 'dicomFrames'
   | 'dicomRendered'
-  | 'dicomThumbnail';
+  | 'dicomThumbnail'
+  | 'statistics';

@@ -1,0 +1,161 @@
+/**
+ * A statistics request compiled to SQL over the allow-list of ./sources.ts: the
+ * declared view (schemas/stats/<name>.json) says which of the source's names a request
+ * may pick; the request's dimension, series, measures and filters are looked up by name
+ * there (anything else is refused, never interpolated), its values are bound as
+ * parameters, and the caller's data scope is always ANDed in. Pure: no database, no
+ * request; refusals are StatsRefusal (the route answers UAA421 naming the field).
+ */
+import { scopeSql, type DataScope } from '../identity/scope';
+import { SOURCES, timeKeySql, type DimensionSql, type StatsSource } from './sources';
+import type { Stats } from '../../src/shared/generated/stats/_stats.schema';
+
+export type StatsView = Stats;
+
+export interface StatsQuery {
+  /** [from, to) instants (ISO). */
+  range: [string, string];
+  /** The grouping; default the view's first dimension. */
+  dimension?: string;
+  /** A second grouping (the chart's series), one of the view's `series`. */
+  series?: string;
+  /** Measures to compute; default all the view declares. */
+  measures?: string[];
+  /** Filters of the view: a value or a list of values each. */
+  filters?: Record<string, unknown>;
+}
+
+/** Why a request is refused: the body field at fault and the validation text key (validation.*). */
+export class StatsRefusal extends Error {
+  constructor(
+    readonly field: string,
+    readonly reason: 'invalid' | 'select' | 'maxRangeDays',
+    readonly limit?: number,
+  ) {
+    super(`${field}: ${reason}`);
+  }
+}
+
+export interface CompiledStats {
+  /** Grouped rows: k0 (and l0 label), k1/l1 with a series, then one column per measure. */
+  sql: string;
+  /** The same measures over every row in range (one row). */
+  totalSql: string;
+  params: unknown[];
+  dimension: string;
+  series?: string;
+  measures: string[];
+  /** Code tables labelling the grouping keys, by level. */
+  codes: Array<string | undefined>;
+}
+
+const DAY_MS = 86_400_000;
+/** Most groups one answer carries (largest first for a category, in time order for a time grouping). */
+export const MAX_GROUPS = 1000;
+
+/** Checks a declared view against its source; throws naming the first unknown name (at start-up and in tests). */
+export function checkStatsView(name: string, view: StatsView): void {
+  const source = SOURCES[view.source];
+  const fail = (what: string) => {
+    throw new Error(`schemas/stats/${name}.json: ${what}`);
+  };
+  if (!source) fail(`unknown source ${view.source}`);
+  if (!source.dates[view.range.field]) fail(`source ${view.source} has no date field ${view.range.field}`);
+  for (const d of [...view.dimensions, ...(view.series ?? [])]) if (!source.dimensions[d]) fail(`source ${view.source} has no dimension ${d}`);
+  for (const f of view.filters ?? []) if (!source.filters[f.key]) fail(`source ${view.source} has no filter ${f.key}`);
+  const keys = new Set<string>();
+  for (const m of view.measures) {
+    if (keys.has(m.key)) fail(`measure ${m.key} twice`);
+    keys.add(m.key);
+    if (m.field && source.fields[m.field] === undefined) fail(`source ${view.source} has no field ${m.field}`);
+    if (m.when && !source.conditions[m.when]) fail(`source ${view.source} has no condition ${m.when}`);
+  }
+  for (const c of view.charts) for (const m of c.measures) if (!keys.has(m)) fail(`chart measure ${m} is not a measure`);
+  for (const d of Object.keys(view.drill?.dimensions ?? {})) if (!source.dimensions[d]) fail(`drill dimension ${d} is not a dimension`);
+}
+
+function aggregate(source: StatsSource, m: StatsView['measures'][number]): string {
+  const when = m.when ? ` FILTER (WHERE ${source.conditions[m.when]})` : '';
+  const field = m.field ? source.fields[m.field] : '';
+  switch (m.fn) {
+    case 'count':
+      return `(count(*)${when})::int`;
+    case 'sum':
+      return `coalesce(sum(${field})${when}, 0)::float8`;
+    case 'avg':
+      return `(avg(${field})${when})::float8`;
+    case 'median':
+      return `(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${field})${when})::float8`;
+    case 'p90':
+      return `(percentile_cont(0.9) WITHIN GROUP (ORDER BY ${field})${when})::float8`;
+  }
+}
+
+function dimensionSql(source: StatsSource, view: StatsView, name: string): DimensionSql {
+  const d = source.dimensions[name];
+  return d.trunc ? { key: timeKeySql(source.dates[view.range.field], d.trunc), trunc: d.trunc } : d;
+}
+
+function bindFilter(source: StatsSource, key: string, value: unknown, params: unknown[]): string {
+  const f = source.filters[key];
+  const values = Array.isArray(value) ? value : [value];
+  const ok =
+    values.length > 0 &&
+    values.length <= 100 &&
+    values.every((v) => (f.type === 'integer' ? Number.isInteger(v) : typeof v === 'string' && v.length > 0 && v.length <= 64));
+  if (!ok) throw new StatsRefusal(`filters.${key}`, 'invalid');
+  params.push(values);
+  return `${f.sql} = ANY($${params.length}::${f.type === 'integer' ? 'int' : 'text'}[])`;
+}
+
+export function compileStats(view: StatsView, query: StatsQuery, scope: DataScope, maxDays: number): CompiledStats {
+  const source = SOURCES[view.source];
+  const params: unknown[] = [];
+  const where: string[] = source.where ? [source.where] : [];
+
+  // The range: required, in order, not longer than the limit.
+  const range = query.range;
+  if (!Array.isArray(range) || range.length !== 2 || range.some((v) => typeof v !== 'string' || v === '')) throw new StatsRefusal('range', 'select');
+  const [from, to] = range.map((v) => new Date(v).getTime());
+  if (Number.isNaN(from) || Number.isNaN(to) || to <= from) throw new StatsRefusal('range', 'invalid');
+  // Whole local days; a daylight-saving change inside adds an hour that is still the same days.
+  if (to - from > maxDays * DAY_MS + 3_600_000) throw new StatsRefusal('range', 'maxRangeDays', maxDays);
+  const at = source.dates[view.range.field];
+  params.push(new Date(from).toISOString(), new Date(to).toISOString());
+  where.push(`${at} >= $1::timestamptz AND ${at} < $2::timestamptz`);
+
+  const dimension = query.dimension ?? view.dimensions[0];
+  if (!view.dimensions.includes(dimension)) throw new StatsRefusal('dimension', 'invalid');
+  const series = query.series || undefined;
+  if (series !== undefined && (!view.series?.includes(series) || series === dimension)) throw new StatsRefusal('series', 'invalid');
+
+  const declared = new Map(view.measures.map((m) => [m.key, m]));
+  const measures = query.measures?.length ? query.measures : view.measures.map((m) => m.key);
+  if (!Array.isArray(measures) || measures.some((m) => typeof m !== 'string' || !declared.has(m))) throw new StatsRefusal('measures', 'invalid');
+
+  const allowed = new Set((view.filters ?? []).map((f) => f.key));
+  for (const [key, value] of Object.entries(query.filters ?? {})) {
+    if (!allowed.has(key)) throw new StatsRefusal(`filters.${key}`, 'invalid');
+    if (value === undefined || value === null || value === '' || (Array.isArray(value) && !value.length)) continue;
+    where.push(bindFilter(source, key, value, params));
+  }
+  // Always the caller's data scope, last, so nothing above can widen it.
+  where.push(`(${scopeSql(scope, source.scope, params)})`);
+
+  const levels = [dimensionSql(source, view, dimension), ...(series ? [dimensionSql(source, view, series)] : [])];
+  const columns = measures.map((m) => `${aggregate(source, declared.get(m)!)} AS "${m}"`);
+  const keys = levels.map((d, i) => `${d.key} AS k${i}, ${d.label ?? d.key} AS l${i}`);
+  const groupBy = levels.map((d) => d.key).join(', ');
+  const time = levels[0].trunc !== undefined;
+  const order = time ? 'k0' : `"${measures[0]}" DESC, k0`;
+  const filtered = `FROM ${source.from} WHERE ${where.join(' AND ')}`;
+  return {
+    sql: `SELECT ${keys.join(', ')}, ${columns.join(', ')} ${filtered} GROUP BY ${groupBy} ORDER BY ${order}${series ? ', k1' : ''} LIMIT ${MAX_GROUPS}`,
+    totalSql: `SELECT ${columns.join(', ')} ${filtered}`,
+    params,
+    dimension,
+    series,
+    measures,
+    codes: levels.map((d) => d.code),
+  };
+}

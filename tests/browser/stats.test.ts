@@ -1,0 +1,116 @@
+/**
+ * Declared statistics views in Chromium (1920x1080):
+ * 1. the administrator's home page: the work figures, and today's volumes as a chart
+ *    (an echarts canvas) and a table whose total is the aggregate call's; clicking a
+ *    row opens the exam list filtered by its modality, hospital and today, and the list
+ *    finds the same count
+ * 2. /reportcenter (workload): the query bar from the declaration, the chart and the
+ *    table by doctor; grouped by day it asks again; the Excel export downloads
+ * 3. a clerk's home page: today's registrations and the volume chart, no report figures
+ * Screenshots: tests/.artifacts/stats-*.png.
+ */
+import { translate } from '../../locales';
+import { authed, login } from '../support/auth';
+import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import type { InProcessPlatform } from '../support/inprocess';
+import { chooseIn } from '../support/schemaPages';
+
+const zh = (key: string) => translate('zh-CN', key);
+const SCREEN = { width: 1920, height: 1080 };
+type Answer = { data: { rows: Array<{ key: unknown; label: string; seriesKey?: unknown; values: Record<string, number> }>; totals: Record<string, number> } };
+
+describe('statistics views in Chromium', () => {
+  let server: InProcessPlatform;
+  let b: BrowserSession;
+  const extra: BrowserSession[] = [];
+  const stamp = String(Date.now()).slice(-6);
+
+  beforeAll(async () => {
+    ({ server, b } = await startSignedIn('13800000001'));
+    await b.page.setViewportSize(SCREEN);
+    // One exam registered today, so today's volumes have a row whatever the demo clock made.
+    const admin = await login(server.app, '13800000001');
+    const hospital = (await server.db.query<{ id: number }>("SELECT id FROM org WHERE code = 'HOSP_A'")).rows[0].id;
+    const item = (await server.db.query<{ id: number; organ_id: number }>('SELECT id, organ_id FROM exam_item WHERE hospital_id = $1 AND organ_id IS NOT NULL ORDER BY id LIMIT 1', [hospital])).rows[0];
+    const r = await server.app.inject({
+      method: 'POST',
+      url: '/api/ris/v1/exam/save',
+      headers: authed(admin),
+      payload: { hospitalId: hospital, hisPatientName: `统计${stamp}`, sex: 1, age: 40, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${stamp}`, items: [{ itemId: item.id, organId: item.organ_id }] },
+    });
+    expect(r.json().status).toBe('0');
+  }, 180_000);
+  afterAll(async () => {
+    for (const s of extra) await s.close();
+    await stopSignedIn(server, b);
+  });
+
+  test("the home page: work figures, today's volumes as chart and table; a row drills to the exam list with the same count", async () => {
+    const { page } = b;
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/examVolume' && r.request().postDataJSON()?.series === 'hospital');
+    await page.goto(`${server.url}/dashboard`);
+    const answer = (await (await answered).json()) as Answer;
+    const volume = page.getByTestId('dashboard-todayVolume');
+    await volume.locator('[data-testid=stats-chart-bar] canvas').first().waitFor();
+    await volume.locator('[data-testid=stats-chart-pie] canvas').first().waitFor();
+    const rows = volume.locator('[data-testid=stats-table] tr.ant-table-row');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(answer.data.rows.length);
+    expect(await volume.getByTestId('stats-total-exams').innerText()).toBe(String(answer.data.totals.exams));
+    // The figures of an administrator (every right): registrations today and the report work.
+    for (const key of ['todayRegistrations', 'unwritten', 'firstTrial', 'reviewQueue']) await page.getByTestId(`figure-${key}`).waitFor();
+    await page.getByTestId('figure-todayRegistrations').locator('.ant-statistic-content-value').filter({ hasText: String(answer.data.totals.exams) }).waitFor();
+    await b.shot('stats-dashboard-admin');
+
+    const first = answer.data.rows[0];
+    const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/ris/v1/exam/list');
+    await rows.first().click();
+    await page.waitForURL('**/examination?**');
+    const url = new URL(page.url());
+    expect(url.searchParams.get('modality')).toBe(String(first.key));
+    expect(url.searchParams.get('hospitalId')).toBe(String(first.seriesKey));
+    const list = (await (await listed).json()) as { data: { total: number } };
+    expect(list.data.total).toBe(first.values.exams);
+    await b.shot('stats-drill-examination');
+  });
+
+  test('/reportcenter: workload by doctor, by day, and its Excel export', async () => {
+    const { page } = b;
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/workload');
+    await page.goto(`${server.url}/reportcenter`);
+    const answer = (await (await answered).json()) as Answer;
+    const screen = page.getByTestId('stats-workload');
+    await screen.getByTestId('stats-search').waitFor();
+    expect(answer.data.rows.length).toBeGreaterThan(0);
+    await screen.locator('[data-testid=stats-chart-bar] canvas').first().waitFor();
+    const rows = screen.locator('[data-testid=stats-table] tr.ant-table-row');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(Math.min(20, answer.data.rows.length));
+    await screen.locator('[data-testid=stats-table] tr.ant-table-row').filter({ hasText: answer.data.rows[0].label }).first().waitFor();
+    await b.shot('stats-reportcenter-doctor');
+
+    // Grouped by day: the call asks for it, the table shows days.
+    const byDay = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/workload' && r.request().postDataJSON()?.dimension === 'day');
+    await chooseIn(page, screen.getByTestId('stats-dimension'), zh('stats.dimension.day'));
+    await screen.getByTestId('stats-search').click();
+    const days = (await (await byDay).json()) as Answer;
+    await screen.locator('[data-testid=stats-table] tr.ant-table-row').filter({ hasText: String(days.data.rows[0].label) }).first().waitFor();
+    expect(days.data.rows.every((r) => /^\d{4}-\d{2}-\d{2}$/.test(r.label))).toBe(true);
+    await b.shot('stats-reportcenter-day');
+
+    const download = page.waitForEvent('download');
+    await screen.getByTestId('stats-export').click();
+    expect((await download).suggestedFilename()).toMatch(/\.xlsx$/);
+  });
+
+  test("a clerk's home page: today's registrations and the volumes, no report work", async () => {
+    const s = await openBrowser();
+    extra.push(s);
+    await s.page.setViewportSize(SCREEN);
+    await loginInBrowser(s.page, server.url, '13800000002', 'Demo@2026');
+    await s.page.getByTestId('figure-todayRegistrations').waitFor();
+    await s.page.getByTestId('dashboard-todayVolume').locator('[data-testid=stats-table] tr.ant-table-row').first().waitFor();
+    expect(await s.page.getByTestId('figure-unwritten').count()).toBe(0);
+    await s.shot('stats-dashboard-clerk');
+  });
+});
