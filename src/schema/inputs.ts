@@ -10,7 +10,7 @@ import { fillPath } from './pathTemplate';
 import { schemaAt } from './schemas';
 import type { InputSpec, RowAction, Translate } from './types';
 
-/** The workflow tables by name (config/workflows/<name>.json; the server checks them against schemas/reportWorkflow.json). */
+/** The workflow tables by name (config/workflows/<name>.json; the server checks them against schemas/workflow.json). */
 const WORKFLOWS: Record<string, { actions: Record<string, { description: string; reason?: string }> }> = { report: reportWorkflow };
 
 export interface TextLimits {

@@ -80,7 +80,7 @@ import s77 from '../../../schemas/entities/userSession.json';
 import s78 from '../../../schemas/limits.json';
 import s79 from '../../../schemas/matchingPolicy.json';
 import s80 from '../../../schemas/reply.json';
-import s81 from '../../../schemas/reportWorkflow.json';
+import s81 from '../../../schemas/workflow.json';
 import v0 from '../../../schemas/views/auditLog.json';
 import v1 from '../../../schemas/views/centralHospital.json';
 import v2 from '../../../schemas/views/crisis.json';
