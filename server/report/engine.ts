@@ -1,24 +1,25 @@
 /**
- * Runs the report workflow table (./workflow.ts): one `perform` for every action,
- * in one transaction — the report row locked, the request key recorded, the right,
- * version, exam state and report state checked, the reason validated, the content
- * merged, the guards run, the effects and the new state written to report AND to
- * exam.report_state / exam.sent_to_superior, the lock taken or released, the
- * operation-log entry written to exam_log. `allowedActions` answers which actions a
- * caller may take on a report now, from the same table. Touches report,
- * report_lock, report_request, report_assignee (via effects), exam (the two copied
- * columns), exam_log and report_crisis (critical-value notices, ./crisis.ts).
+ * The report's adapter to the generic workflow engine (../workflow/engine.ts), which
+ * executes config/workflows/report.json (./workflow.ts): how a report is read (its
+ * exam's columns, the report's or defaults while it has no row, the lock), locked for
+ * the transaction (the row made on the exam's first action) within the report's data
+ * scope, its content merged, its idempotency keys kept (report_request), and what an
+ * action writes in one statement — report's columns and new state, the exam's two
+ * copies of them (exam.report_state / exam.sent_to_superior), the lock taken or
+ * released, the operation-log entries in exam_log. `perform`, `allowedActions` and
+ * `performEach` are the engine's bound to this adapter. Touches report, report_lock,
+ * report_request, report_assignee (via effects), exam (the two copied columns),
+ * exam_log and report_crisis (critical-value notices, ./crisis.ts).
  */
-import type { FastifyError } from 'fastify';
 import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
-import { schemaCheck } from '../lib/ajv';
-import { validationFailure } from '../lib/http';
 import { inScope } from '../exam/domain';
 import { syncCrisisNotice } from './crisis';
+import * as engine from '../workflow/engine';
+import type { Change, EngineContext } from '../workflow/engine';
 import { EFFECTS, GUARDS, type ActionContext, type ActionInput, type ReportContent, type ReportRow } from './guards';
 import { transitionFrom, WORKFLOW, type Action } from './workflow';
 
@@ -126,41 +127,6 @@ function mayWork(report: ReportRow, me: AuthContext): boolean {
   return Object.values(WORKFLOW.actions).some((a) => a.content && transitionFrom(a, report.report_state) && permitted(a, report, me));
 }
 
-/**
- * The actions the caller may take on the report now: in a state the action starts
- * from, with the right, and passing every guard that does not depend on what the
- * call will carry (a reason, content, a confirmation or a choice is asked for by the
- * client's dialog; the server judges it when the action is sent).
- */
-export function allowedActions(report: ReportRow, me: AuthContext): string[] {
-  if (!(WORKFLOW.examStates as number[]).includes(report.exam_state)) return [];
-  const ctx = { report, me, input: {}, set: {}, after: [], log: {}, now: new Date(), mayWork: mayWork(report, me) } as unknown as ActionContext;
-  return Object.entries(WORKFLOW.actions)
-    .filter(([, action]) => {
-      if (!transitionFrom(action, report.report_state) || !permitted(action, report, me)) return false;
-      try {
-        for (const g of action.guards ?? []) {
-          const guard = GUARDS[g];
-          if (!guard.input) guard.check(ctx);
-        }
-        return true;
-      } catch {
-        return false;
-      }
-    })
-    .map(([name]) => name);
-}
-
-// Reasons are checked against the common.json definition each action names (text200, text3000).
-function checkReason(definition: string, reason: string | undefined): void {
-  if (reason === undefined || reason === '') throw new AppError('UAA421', { detailKey: 'validation.required', field: 'reason' }, { field: 'reason' });
-  const v = schemaCheck(`common.json#/definitions/${definition}`);
-  if (!v(reason)) {
-    // The platform's own mapping of a schema failure to UAA421, so the reply reads as any other field's.
-    throw validationFailure({ validation: v.errors!.map((e) => ({ ...e, instancePath: '/reason' })), validationContext: 'body' } as unknown as FastifyError);
-  }
-}
-
 function invalid(field: string, detailKey: string): AppError {
   return new AppError('UAA421', { detailKey, field }, { field });
 }
@@ -206,8 +172,23 @@ interface LogEntry {
  * updated row: a statement's parts see the rows as they were before it), the lock
  * taken or released, the log entries (in order).
  */
-async function writeAction(q: Queryable, ctx: ActionContext, action: Action, name: string, from: number, to: number, logs: LogEntry[]): Promise<void> {
+async function writeAction(q: Queryable, ctx: ActionContext, change: Change): Promise<void> {
   const { report, me } = ctx;
+  const { action, name, from, to } = change;
+  if (change.versioned) {
+    Object.assign(ctx.set, {
+      report_state: to,
+      version: report.version + 1,
+      last_operator_id: me.userId,
+      last_operator_name: me.name,
+      last_operate_time: ctx.now,
+      updated_at: ctx.now,
+    });
+  }
+  // The critical value is reported as an entry of its own type after the action's.
+  const { criticalValue, ...detail } = change.log?.detail ?? ctx.log;
+  const logs: LogEntry[] = change.log ? [{ type: change.log.type, detail }] : [];
+  if (criticalValue) logs.push({ type: 'criticalValue', detail: { content: criticalValue } });
   const params: unknown[] = [report.id];
   const value = (v: unknown) => `$${params.push(v)}`;
   const parts: string[] = [];
@@ -244,113 +225,66 @@ async function writeAction(q: Queryable, ctx: ActionContext, action: Action, nam
   if (parts.length) await q.query(`WITH ${parts.join(',\n')} SELECT 1`, params);
 }
 
-export interface PerformResult {
-  /** The call repeated an Idempotency-Key already applied: nothing was done again. */
-  replayed: boolean;
-}
+/** The report table as the generic engine reaches it. */
+export const REPORT_ADAPTER: engine.Adapter<ReportRow, ActionInput, ActionContext> = {
+  workflow: WORKFLOW,
+  guards: GUARDS,
+  effects: EFFECTS,
+  lockRow: lockReport,
+  state: (report) => report.report_state,
+  version: (report) => report.version,
+  permitted,
+  gate: (report) => ((WORKFLOW.examStates as number[]).includes(report.exam_state) ? undefined : WORKFLOW.examStateError),
+  async recordRequest(q, me, id, name, key) {
+    // Keys only guard against repeats within a working day; old ones go a few at a time (in the same statement),
+    // skipping rows another call is deleting.
+    const fresh = await q.query<{ fresh: boolean }>(
+      `WITH kept AS (INSERT INTO report_request (user_id, request_key, report_id, action) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1),
+            pruned AS (DELETE FROM report_request WHERE (user_id, request_key) IN (
+              SELECT user_id, request_key FROM report_request WHERE created_at < now() - interval '1 day' LIMIT 100 FOR UPDATE SKIP LOCKED))
+       SELECT EXISTS (SELECT 1 FROM kept) AS fresh`,
+      [me.userId, key, id, name],
+      { prepare: true },
+    );
+    return fresh.rows[0].fresh;
+  },
+  context: (base: EngineContext<ReportRow, ActionInput>) => ({ ...base, report: base.row, mayWork: mayWork(base.row, base.me) }),
+  prepare(ctx) {
+    const content = ctx.input.content ?? {};
+    const sent = CONTENT_FIELDS.filter((f) => content[f] !== undefined);
+    if (sent.length && !ctx.action.content) throw invalid(sent[0], 'validation.additionalProperties');
+    if (ctx.action.content) {
+      applyContent(ctx, content);
+      // The critical-value notice to the requesting department, written after the report row in this transaction.
+      ctx.after.push(() => syncCrisisNotice(ctx));
+    }
+  },
+  write: writeAction,
+};
+
+export type PerformResult = engine.PerformResult;
+export const BATCH_BODY = engine.BATCH_BODY;
 
 /**
  * Performs workflow action `name` on the report of exam `id` for the caller.
  * `requestKey` (the Idempotency-Key header) makes a repeated call a no-op.
  */
-export async function perform(db: Db, me: AuthContext, id: number, name: string, input: ActionInput, requestKey?: string): Promise<PerformResult> {
-  const action = Object.prototype.hasOwnProperty.call(WORKFLOW.actions, name) ? WORKFLOW.actions[name] : undefined;
-  if (!action) throw invalid('action', 'validation.enum');
-  return db.tx(async (q) => {
-    const report = await lockReport(q, id, me);
-    if (requestKey) {
-      // Keys only guard against repeats within a working day; old ones go a few at a time (in the same statement),
-      // skipping rows another call is deleting.
-      const fresh = await q.query<{ fresh: boolean }>(
-        `WITH kept AS (INSERT INTO report_request (user_id, request_key, report_id, action) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1),
-              pruned AS (DELETE FROM report_request WHERE (user_id, request_key) IN (
-                SELECT user_id, request_key FROM report_request WHERE created_at < now() - interval '1 day' LIMIT 100 FOR UPDATE SKIP LOCKED))
-         SELECT EXISTS (SELECT 1 FROM kept) AS fresh`,
-        [me.userId, requestKey, id, name],
-        { prepare: true },
-      );
-      if (!fresh.rows[0].fresh) return { replayed: true };
-    }
-    if (!permitted(action, report, me)) throw new AppError('UAA103');
-    if (!(WORKFLOW.examStates as number[]).includes(report.exam_state)) throw new AppError(WORKFLOW.examStateError);
-    const versioned = action.versioned !== false;
-    if (versioned) {
-      if (input.version === undefined) throw invalid('version', 'validation.required');
-      if (input.version !== report.version) throw new AppError('REPORT103');
-    }
-    const from = report.report_state;
-    const t = transitionFrom(action, from);
-    if (!t) throw new AppError(action.stateErrors?.[String(from)] ?? WORKFLOW.wrongState);
-    if (action.reason) checkReason(action.reason, input.reason);
-
-    const ctx: ActionContext = { q, me, report, input, now: new Date(), set: {}, after: [], log: {}, mayWork: mayWork(report, me) };
-    if (action.reason) ctx.log.reason = input.reason;
-    const content = input.content ?? {};
-    const sent = CONTENT_FIELDS.filter((f) => content[f] !== undefined);
-    if (sent.length && !action.content) throw invalid(sent[0], 'validation.additionalProperties');
-    if (action.content) {
-      applyContent(ctx, content);
-      // The critical-value notice to the requesting department, written after the report row in this transaction.
-      ctx.after.push(() => syncCrisisNotice(ctx));
-    }
-    for (const g of action.guards ?? []) await GUARDS[g].check(ctx);
-    for (const f of action.effects ?? []) await EFFECTS[f](ctx);
-
-    const to = t.to ?? from;
-    if (versioned) {
-      Object.assign(ctx.set, {
-        report_state: to,
-        version: report.version + 1,
-        last_operator_id: me.userId,
-        last_operator_name: me.name,
-        last_operate_time: ctx.now,
-        updated_at: ctx.now,
-      });
-    }
-    const { criticalValue, ...detail } = ctx.log;
-    const logs: LogEntry[] = [];
-    if (action.log) {
-      if (action.log === 'unlock') detail.lockedBy = report.lock_holder_name;
-      logs.push({ type: action.log, detail });
-    }
-    if (criticalValue) logs.push({ type: 'criticalValue', detail: { content: criticalValue } });
-    await writeAction(q, ctx, action, name, from, to, logs);
-    // Rows of other tables that read the report as just written (critical-value notice, assignees).
-    for (const work of ctx.after) await work();
-    return { replayed: false };
-  });
+export function perform(db: Db, me: AuthContext, id: number, name: string, input: ActionInput, requestKey?: string): Promise<PerformResult> {
+  return engine.perform(db, REPORT_ADAPTER, me, id, name, input, requestKey);
 }
 
-/** The body of a call acting on several reports at once (batch unlock, batch print): their ids, a page of a list at most. */
-export const BATCH_BODY = {
-  type: 'object',
-  required: ['ids'],
-  properties: { ids: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'integer', minimum: 1 } } },
-  additionalProperties: false,
-} as const;
+/** The actions the caller may take on the report now (see the engine's allowedActions). */
+export function allowedActions(report: ReportRow, me: AuthContext): string[] {
+  return engine.allowedActions(REPORT_ADAPTER, report, me);
+}
 
-/**
- * Action `name` on several reports, each judged alone in its own transaction: the ids
- * done, and the others with the catalogue error that refused each. `input` gives a
- * report's input (batch print sends the version it reads).
- */
-export async function performEach(
+/** Action `name` on several reports, each judged alone in its own transaction (see the engine's performEach). */
+export function performEach(
   db: Db,
   me: AuthContext,
   ids: number[],
   name: string,
   input: (id: number) => Promise<ActionInput> | ActionInput = () => ({}),
 ): Promise<{ done: number[]; refused: Array<{ id: number; error: AppError }> }> {
-  const done: number[] = [];
-  const refused: Array<{ id: number; error: AppError }> = [];
-  for (const id of ids) {
-    try {
-      await perform(db, me, id, name, await input(id));
-      done.push(id);
-    } catch (e) {
-      if (!(e instanceof AppError)) throw e;
-      refused.push({ id, error: e });
-    }
-  }
-  return { done, refused };
+  return engine.performEach(db, REPORT_ADAPTER, me, ids, name, input);
 }

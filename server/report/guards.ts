@@ -10,6 +10,7 @@ import type { Queryable } from '../db';
 import { superiorsSql } from '../identity/orgTree';
 import type { AuthContext } from '../identity/sessions';
 import { AppError } from '../lib/errors';
+import type { EngineContext, Effect as EngineEffect, Guard as EngineGuard } from '../workflow/engine';
 import { hospitalLayout } from './printLayouts';
 
 /** The report as the engine reads it (joined with its exam and lock), columns as stored. */
@@ -78,35 +79,20 @@ export interface ActionInput {
   content?: ReportContent;
 }
 
-export interface ActionContext {
-  q: Queryable;
-  me: AuthContext;
+/** The engine's context (server/workflow/engine.ts) with what report guards and effects share. */
+export interface ActionContext extends EngineContext<ReportRow, ActionInput> {
+  /** The row, by its name here. */
   report: ReportRow;
-  input: ActionInput;
-  now: Date;
-  /** Columns of report the action writes (content, effects, then the engine's own). */
-  set: Record<string, unknown>;
-  /** Written after the report row (rows of other tables). */
-  after: Array<() => Promise<void>>;
-  /** Extra detail of the operation-log entry. */
-  log: Record<string, unknown>;
   /** The higher-level hospital chosen (guard superiorHospital). */
   target?: { id: number; name: string };
   /** The doctors to assign (guard assigneesQualified). */
   assignees?: Array<{ id: number; name: string }>;
-  /** The caller may take an action with content (write, review, recheck, modify) in the report's state: set by the engine from the table. */
+  /** The caller may take an action with content (write, review, recheck, modify) in the report's state: set by the adapter from the table. */
   mayWork: boolean;
 }
 
-/**
- * A guard judges the report row as read (synchronously: the list of allowed actions
- * runs it without a database), or, flagged `input`, what the call carries (reason,
- * content, confirmation, choices; it may query): those are judged only when the
- * action is sent.
- */
-export type Guard = { input?: false; check(ctx: ActionContext): void } | { input: true; check(ctx: ActionContext): void | Promise<void> };
-
-export type Effect = (ctx: ActionContext) => void | Promise<void>;
+export type Guard = EngineGuard<ActionContext>;
+export type Effect = EngineEffect<ActionContext>;
 
 function invalid(field: string, detailKey = 'validation.invalid'): AppError {
   return new AppError('UAA421', { detailKey, field }, { field });
@@ -114,10 +100,10 @@ function invalid(field: string, detailKey = 'validation.invalid'): AppError {
 
 const lockedByOther = (r: ReportRow, me: AuthContext) => r.lock_live && r.lock_holder_id !== me.userId;
 
-/** The report content after the call's changes: what contentComplete judges. */
-function merged(ctx: ActionContext, field: 'see' | 'diagnosis'): string | null {
+/** A content field after the call's changes: what contentComplete judges. */
+function merged(ctx: ActionContext, field: string): unknown {
   const v = ctx.set[field];
-  return v === undefined ? ctx.report[field] : (v as string | null);
+  return v === undefined ? (ctx.report as unknown as Record<string, unknown>)[field] : v;
 }
 
 /** The right a doctor needs for the next step of a report in each state (assignment): write, review or recheck. */
@@ -226,11 +212,11 @@ export const GUARDS: Record<string, Guard> = {
       if (report.see || report.diagnosis) throw new AppError('REPORT102');
     },
   },
-  /** Findings and diagnosis are required to submit or pass (spec section 5), after the call's own changes. */
+  /** The content the action `requires` (findings and diagnosis to submit or pass, spec section 5), after the call's own changes. */
   contentComplete: {
     input: true,
     check(ctx) {
-      for (const field of ['see', 'diagnosis'] as const) if (!merged(ctx, field)) throw invalid(field, 'validation.required');
+      for (const field of ctx.action.requires ?? []) if (!merged(ctx, field)) throw invalid(field, 'validation.required');
     },
   },
   /** Recalling a printed report needs the extra confirmation (REPORT011 asks for it). */
@@ -282,6 +268,10 @@ export const GUARDS: Record<string, Guard> = {
 };
 
 export const EFFECTS: Record<string, Effect> = {
+  /** Unlocking names whose lock it was in the log entry. */
+  noteLockHolder(ctx) {
+    ctx.log.lockedBy = ctx.report.lock_holder_name;
+  },
   /** The submitter signs as the writer (the final signature is the actual operator). */
   signWriter(ctx) {
     Object.assign(ctx.set, {

@@ -115,7 +115,40 @@ const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.na
   EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id) AS "reportAssignState",
   e.sent_to_superior AS "sentToSuperior", CASE WHEN e.sent_to_superior THEN so.name END AS "superiorHospitalName",
   r.positive, coalesce(r.crisis, false) AS "enableCrisisValue", r.last_operator_name AS "lastOperatorName",
-  r.last_operate_time AS "lastOperateTime"`;
+  r.last_operate_time AS "lastOperateTime",
+  -- Read only to judge the row's actions (listRowActions), then dropped: first characters stand for whether there is text.
+  e.exam_state AS "_examState", l.holder_id AS "_lockHolderId", r.superior_hospital_id AS "_superiorHospitalId",
+  left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis"`;
+
+/**
+ * The workflow actions the caller may take now on a list row (the engine's
+ * allowedActions on the row's columns the guards read); the row loses the columns
+ * read only for that.
+ */
+export function listRowActions(row: Record<string, unknown>, me: AuthContext): string[] {
+  const lockLive = row.lockState === true;
+  const report = {
+    id: row.id,
+    exam_hospital_id: row.hospitalId,
+    exam_code: row.examCode,
+    exam_state: row._examState,
+    report_state: row.reportState,
+    version: row.version,
+    see: row._see ?? null,
+    diagnosis: row._diagnosis ?? null,
+    sent_to_superior: row.sentToSuperior === true,
+    superior_hospital_id: row._superiorHospitalId ?? null,
+    print_state: row.reportPrintState,
+    print_number: row.printNumber,
+    return_state: row.returnState === true,
+    lock_live: lockLive,
+    lock_holder_id: lockLive ? row._lockHolderId : null,
+    lock_holder_name: lockLive ? row.lockedByName : null,
+    assignees: row._assignedToMe === true ? [{ userId: me.userId, name: me.name }] : [],
+  } as unknown as ReportRow;
+  for (const key of Object.keys(row)) if (key.startsWith('_')) delete row[key];
+  return allowedActions(report, me);
+}
 
 /** Sortable and filterable fields: the exam list's, and the report's own. */
 const COLUMNS: Record<string, string> = {
@@ -179,9 +212,11 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
     where.push('e.sent_to_superior');
     if (!me.scope.all) where.push(`r.superior_hospital_id IN (${me.scope.hospitalIds.map(Number).join(', ') || 'NULL'})`);
   }
+  // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
+  const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${Number(me.userId)}) AS "_assignedToMe"`;
   return {
     from: LIST_FROM,
-    select: LIST_SELECT,
+    select: `${LIST_SELECT}, ${assigned}`,
     columns: COLUMNS,
     filters: {
       hospitalId: 'id',

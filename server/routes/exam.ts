@@ -1,8 +1,9 @@
 /**
  * /api/ris/v1/exam: registration and the exam list (issue #5). The five resource
  * calls (registerResource, with registration's own rights: view, add, modifyExam,
- * deleteExam) plus the state actions check-in, terminate, restore (cancel the
- * termination), hide, and a patient's history. Every save and action runs in one
+ * deleteExam) plus the state actions of config/workflows/exam.json (check-in,
+ * terminate, restore, hide; run by the workflow engine, ../exam/workflow.ts), and a
+ * patient's history. Every save and action runs in one
  * transaction and writes an exam_log row; registering an exam or changing it judges
  * the unmatched studies that may be its again (server/pacs/matching.ts). Patient
  * identifiers are masked on the way out when grade safety is on (../identity/gradeSafety.ts).
@@ -26,6 +27,7 @@ import type { Exam } from '../../src/shared/generated/entities/exam';
 import { common, idParams } from '../lib/schemas';
 import { EXAM_STATE, FROM, LIST_SELECT, examDetail, examListQuery, examRow, inScope, listSpec, writeLog, type ExamLogAction, type ExamRow } from '../exam/domain';
 import { checkIdNumbers, checkPatientNumber, createExam, updateExam } from '../exam/registration';
+import { EXAM_WORKFLOW, examActions, performExamAction } from '../exam/workflow';
 
 const examReply = replies({ type: 'object', additionalProperties: true });
 
@@ -81,11 +83,12 @@ export default async function examRoutes(fastify: FastifyInstance) {
       const { spec, filters } = examListQuery(body.filters);
       const { list, total } = await runList(q, spec, { ...body, filters }, me.scope);
       const show = await visible(q, me);
-      return { list: list.map(show), total };
+      // Each row carries the workflow actions the caller may take on it now (config/workflows/exam.json).
+      return { list: list.map((row) => ({ ...show(row), actions: examActions(row, me) })), total };
     },
     async get(q, id, me) {
       const exam = await examDetail(q, id, me);
-      return exam && ((await visible(q, me))(exam as unknown as Record<string, unknown>) as unknown as Exam);
+      return exam && ({ ...(await visible(q, me))(exam as unknown as Record<string, unknown>), actions: examActions(exam as unknown as Record<string, unknown>, me) } as unknown as Exam);
     },
     async save(q, body, me) {
       requireHospital(me.scope, body.hospitalId);
@@ -99,54 +102,22 @@ export default async function examRoutes(fastify: FastifyInstance) {
     },
   });
 
-  /** A state action: loads the exam locked in the caller's scope, applies `run`, logs, answers the exam as detail does. */
-  const action = (name: string, permission: string, summary: string, run: (q: Queryable, exam: ExamRow, me: AuthContext) => Promise<ExamLogAction>) =>
+  // One route per declared exam action (config/workflows/exam.json), run by the workflow engine; answers the exam as detail does.
+  for (const [name, declared] of Object.entries(EXAM_WORKFLOW.actions)) {
     fastify.post<{ Params: { id: number } }>(
       `/exam/${name}/:id`,
       {
-        config: { permission, scoped: { resource: 'exam', param: 'id' }, audit: { action: 'workflow', object: 'exam', id: 'params.id', patient: 'exam' } },
-        schema: { tags: ['ris'], summary, params: idParams, response: examReply },
+        config: { permission: declared.permission, scoped: { resource: 'exam', param: 'id' }, audit: { action: 'workflow', object: 'exam', id: 'params.id', patient: 'exam' } },
+        schema: { tags: ['ris'], summary: `${declared.description} (workflow action "${name}")`, params: idParams, response: examReply },
       },
       async (request) => {
         const me = caller(request);
-        await fastify.db.tx(async (q) => {
-          const exam = await examRow(q, request.params.id, me, true);
-          const logged = await run(q, exam, me);
-          await writeLog(q, exam, logged, me, { fromState: exam.exam_state });
-        });
+        await performExamAction(fastify.db, me, request.params.id, name);
         const exam = await examDetail(fastify.db, request.params.id, me);
-        return ok((await visible(fastify.db, me))(exam as unknown as Record<string, unknown>));
+        return ok({ ...(await visible(fastify.db, me))(exam as unknown as Record<string, unknown>), actions: examActions(exam as unknown as Record<string, unknown>, me) });
       },
     );
-
-  action('checkin', 'registration:checkin', 'Check in (到检): the patient of a registered exam not yet examined has arrived, appointment or walk-in (enters the worklist)', async (q, exam) => {
-    if (exam.arrived_at || exam.exam_time || exam.exam_state !== EXAM_STATE.registered) throw new AppError('RIS102');
-    // A walk-in is scheduled when it arrives (the worklist's step date); an appointment keeps its slot.
-    await q.query('UPDATE exam SET arrived_at = now(), scheduled_start = CASE WHEN appointment THEN scheduled_start ELSE now() END, updated_at = now() WHERE id = $1', [
-      exam.id,
-    ]);
-    return 'checkIn';
-  });
-
-  action('terminate', 'registration:terminate', 'Terminate (suspend) an exam; it leaves the worklist', async (q, exam) => {
-    if (exam.exam_state === EXAM_STATE.terminated) throw new AppError('RIS102');
-    await q.query('UPDATE exam SET exam_state = 3, state_before_termination = exam_state, updated_at = now() WHERE id = $1', [exam.id]);
-    return 'suspend';
-  });
-
-  action('restore', 'registration:terminate', 'Cancel a termination: back to the state the exam had', async (q, exam) => {
-    if (exam.exam_state !== EXAM_STATE.terminated) throw new AppError('RIS102');
-    await q.query('UPDATE exam SET exam_state = coalesce(state_before_termination, 1), state_before_termination = NULL, updated_at = now() WHERE id = $1', [
-      exam.id,
-    ]);
-    return 'cancelSuspend';
-  });
-
-  action('hide', 'registration:hide', 'Hide an exam from the list and the worklist', async (q, exam) => {
-    if (exam.hidden) throw new AppError('RIS102');
-    await q.query('UPDATE exam SET hidden = true, updated_at = now() WHERE id = $1', [exam.id]);
-    return 'hideExam';
-  });
+  }
 
   fastify.get<{ Querystring: { patientId: string; hospitalId?: number } }>(
     '/exam/history',

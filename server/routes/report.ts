@@ -29,7 +29,7 @@ import { t } from '../plugins/platform';
 import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
 import { qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
-import { LIST_RIGHTS, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
+import { LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker, rowMasker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
@@ -71,7 +71,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     '/report/workflow',
     {
       config: { session: true, audit: 'none' },
-      schema: { tags: ['report'], summary: 'The report state machine (config/workflows/report.json, schemas/reportWorkflow.json): states, actions, rights, guards, log types', response: objectReply },
+      schema: { tags: ['report'], summary: 'The report state machine (config/workflows/report.json, schemas/workflow.json): states, actions, rights, guards, log types', response: objectReply },
     },
     async () => ok(WORKFLOW),
   );
@@ -211,7 +211,14 @@ export default async function reportRoutes(fastify: FastifyInstance) {
         if (!def.rights.some((r) => hasPermission(me.permissions, `${module}:${r}`))) throw new AppError('UAA103');
         const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, body.model, me), body, me.scope);
         const mask = await rowMasker(fastify.db, me);
-        return ok({ list: list.map((row) => mask(dropNulls(row))), total });
+        // Each row carries the workflow actions the caller may take on it now (config/workflows/report.json).
+        return ok({
+          list: list.map((row) => {
+            const actions = listRowActions(row, me);
+            return mask(dropNulls({ ...row, actions }));
+          }),
+          total,
+        });
       },
     );
   }

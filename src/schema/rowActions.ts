@@ -78,10 +78,13 @@ export function pickFilters(action: RowAction, row: Record<string, unknown>): Re
 }
 
 /**
- * Does the row meet every condition of the action's visibleWhen, and has it the values
- * the path (and a body or filters) need? `context`: the screen's values ({$kind}).
+ * Does the server offer the action's workflow action on the row (its `actions`: state,
+ * rights and guards judged there, never restated here), does the row meet every
+ * condition of the action's visibleWhen, and has it the values the path (and a body or
+ * filters) need? `context`: the screen's values ({$kind}).
  */
 export function rowActionApplies(action: RowAction, row: Record<string, unknown>, context: PathContext = {}): boolean {
+  if (action.workflow !== undefined && !(Array.isArray(row.actions) && row.actions.includes(action.workflow))) return false;
   if (!rowConditionsHold(action.visibleWhen, row)) return false;
   if (action.list && !rowListBody(action, row)) return false;
   if (action.call?.body && !fillBody(action.call.body, row)) return false;

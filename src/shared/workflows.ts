@@ -1,9 +1,14 @@
 /**
  * The declared workflows (config/workflows/<name>.json) by name, read once for both
- * sides: the server executes and checks them against schemas/reportWorkflow.json, the
- * client reads which actions need a reason and its limits. Pure.
+ * sides: the server executes them with its one engine (server/workflow/) and checks
+ * them against schemas/workflow.json; the client reads which actions need a reason and
+ * its limits. Pure.
  */
+import exam from '../../config/workflows/exam.json';
 import report from '../../config/workflows/report.json';
-import type { ReportWorkflow } from './generated/reportWorkflow';
+import type { Workflow } from './generated/workflow';
 
-export const WORKFLOWS: Readonly<Record<string, ReportWorkflow>> = Object.freeze({ report: report as unknown as ReportWorkflow });
+export const WORKFLOWS: Readonly<Record<string, Workflow>> = Object.freeze({
+  report: report as unknown as Workflow,
+  exam: exam as unknown as Workflow,
+});

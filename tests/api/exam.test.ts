@@ -226,6 +226,11 @@ describe.each(dbKinds)('exams on %s', (kind) => {
     const checked = await act('checkin', booked.id);
     expect(checked.body.status).toBe('0');
     expect(checked.body.data.arrivedAt).toBeDefined();
+    // The answer carries the workflow actions the clerk may take now (config/workflows/exam.json): checked in once.
+    expect(checked.body.data.actions).toEqual(expect.arrayContaining(['terminate', 'hide']));
+    expect(checked.body.data.actions).not.toContain('checkin');
+    const row = (await call('POST', `${EXAM}/list`, { filters: { examCode: booked.examCode, hospitalId: orgs.HOSP_A } })).body.data.list[0];
+    expect(row.actions).not.toContain('restore');
     expect(await inWorklist(booked.id)).toBe(true);
     expect((await act('checkin', booked.id)).body.status).toBe('RIS102');
 

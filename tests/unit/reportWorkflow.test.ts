@@ -1,6 +1,6 @@
 /**
  * The report workflow table (config/workflows/report.json) as the server loads it:
- * - it follows schemas/reportWorkflow.json and the checks a schema cannot make
+ * - it follows schemas/workflow.json and the checks a schema cannot make
  *   (the server refuses to start otherwise: importing server/report/workflow.ts throws)
  * - broken tables are refused, each naming its problem: schema, unknown guard, effect,
  *   permission key, state, catalogue code, reason definition, overlapping transitions
@@ -49,13 +49,13 @@ describe('report workflow table', () => {
     ['an unknown guard', (t) => t.actions.save.guards.push('noSuchGuard'), /no guard named noSuchGuard/],
     ['an unknown effect', (t) => (t.actions.submit.effects = ['noSuchEffect']), /no effect named noSuchEffect/],
     ['an undeclared permission key', (t) => (t.actions.save.permission = ['report:fly']), /report:fly/],
-    ['a state the code table lacks', (t) => (t.actions.save.transitions[0].to = 9), /reportWorkflow|state/],
+    ['a state the code table lacks', (t) => (t.actions.save.transitions[0].to = 9), /unknown state 9/],
     ['a state left out', (t) => (t.states = t.states.filter((s: { value: number }) => s.value !== 6)), /state 6/],
     ['a code not in the catalogue', (t) => (t.wrongState = 'REPORT999'), /REPORT999/],
     ['a reason that is no text definition', (t) => (t.actions.reviewReject.reason = 'id'), /reason id/],
     ['two transitions from one state', (t) => t.actions.modify.transitions.push({ from: [2], to: 3 }), /two transitions start from state 2/],
     ['a state error for a state it starts from', (t) => (t.actions.withdraw.stateErrors = { '1': 'REPORT009' }), /stateErrors names state 1/],
-    ['an unknown log type', (t) => (t.actions.save.log = 'saveDraft'), /reportWorkflow/],
+    ['an unknown log type', (t) => (t.actions.save.log = 'saveDraft'), /log type saveDraft is not a code of codes\/reportOperationType.json/],
   ];
 
   test.each(broken)('refuses %s', (_what, breakIt, message) => {

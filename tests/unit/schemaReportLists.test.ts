@@ -6,7 +6,8 @@
  *   list call goes to {base}/list/<kind>
  * - {$kind} in a row action's path is the kind shown: the report lists open
  *   /reportDetail?id=<id>&from=<kind>&model=report
- * - report rows offer write / review / recheck / view as state and rights allow; reject,
+ * - report rows offer write / review / recheck / view as the actions the server's workflow
+ *   engine allows on the row (state, rights, guards) and the rights; reject,
  *   assign, recall (a printed one asks first and confirms), withdraw (only once sent to
  *   the superior) with the row's version in the body and what the dialog asked for
  * - input: a reason's limits are the workflow table's for the action (200 for a reject or
@@ -43,6 +44,8 @@ import { filterTreeData, nodeNames, renameBody, treeFilters } from '@/schema/tre
 import type { View } from '@/shared/schema/types';
 import { views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
+import { listRowActions } from '../../server/report/read';
+import type { AuthContext } from '../../server/identity/sessions';
 
 const report = views.report;
 const radiologist = { report: ['view', 'write', 'print', 'withdraw', 'operationRecord'], myReport: ['view', 'write'] };
@@ -79,7 +82,13 @@ describe('list kinds', () => {
 });
 
 describe('report rows', () => {
-  const keys = (row: Record<string, unknown>, map: Record<string, string[]>) => visibleRowActions(report, row, map, { kind: 'write' }).map((a) => a.key);
+  /** The row as the server lists it for a user of hospital 1 with these rights: with the workflow actions its engine allows. */
+  const served = (r: Record<string, unknown>, map: Record<string, string[]>) => {
+    const me = { userId: 9, name: '医生', hospitalId: 1, permissions: map } as unknown as AuthContext;
+    const listed = { hospitalId: 1, examCode: 'E1', _examState: 2, lockState: false, returnState: false, printNumber: 0, ...r };
+    return { ...r, actions: listRowActions(listed, me) };
+  };
+  const keys = (row: Record<string, unknown>, map: Record<string, string[]>) => visibleRowActions(report, served(row, map), map, { kind: 'write' }).map((a) => a.key);
   const row = (patch: Record<string, unknown>) => ({ id: 7, version: 3, reportState: -1, reportPrintState: 0, sentToSuperior: false, ...patch });
 
   test('{$kind} is the kind shown; without it the path has no value', () => {

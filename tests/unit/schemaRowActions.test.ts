@@ -49,6 +49,8 @@ import { rowListColumns } from '@/schema/rowList';
 import type { RequestFn, RequestOptions } from '@/services/request';
 import type { RowAction, View } from '@/shared/schema/types';
 import { views } from '@/shared/schema/views';
+import { examActions } from '../../server/exam/workflow';
+import type { AuthContext } from '../../server/identity/sessions';
 
 const user = views.user;
 const unlock = user.rowActions![0];
@@ -127,10 +129,16 @@ describe('row actions', () => {
   });
 });
 
+/** The exam row as the server lists it for a user with these rights: with the workflow actions its engine allows. */
+const served = (row: Record<string, unknown>, map: Record<string, string[]>) => ({
+  ...row,
+  actions: examActions(row, { userId: 9, name: '登记员', hospitalId: 1, permissions: map } as unknown as AuthContext),
+});
+
 describe('exam row actions by state', () => {
   const exam = views.exam;
   const clerk = { registration: ['view', 'add', 'modifyExam', 'terminate', 'checkin', 'hide', 'history'] };
-  const keys = (row: Record<string, unknown>, map: Record<string, string[]> = clerk) => visibleRowActions(exam, row, map).map((a) => a.key);
+  const keys = (row: Record<string, unknown>, map: Record<string, string[]> = clerk) => visibleRowActions(exam, served(row, map), map).map((a) => a.key);
   const walkIn = { id: 1, examState: 1, appointment: false, arrivedAt: '2026-03-14T01:00:00.000Z', hidden: false };
   const booked = { id: 2, examState: 1, appointment: true, arrivedAt: null, hidden: false };
 
@@ -186,7 +194,7 @@ describe('the action column: links and "more"', () => {
     report: ['print'],
   };
   /** The column's keys for a row, as the table puts them: detail, edit, the row actions, delete. */
-  const columnKeys = (row: Record<string, unknown>) => ['detail', 'edit', ...visibleRowActions(exam, row, everything).map((a) => a.key), 'delete'];
+  const columnKeys = (row: Record<string, unknown>) => ['detail', 'edit', ...visibleRowActions(exam, served(row, everything), everything).map((a) => a.key), 'delete'];
   const split = (row: Record<string, unknown>) => splitRowActions(columnKeys(row), menu);
   const registered = { id: 2, examState: 1, appointment: true, arrivedAt: null, hidden: false, imageStatus: 0, reportState: -1, patientId: 'P1', hospitalId: 1 };
   const done = { ...registered, examState: 2, arrivedAt: '2026-03-14T02:00:00.000Z', imageStatus: 1, reportState: 4 };

@@ -81,7 +81,6 @@ import entities_userSession from '../../../schemas/entities/userSession.json';
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
 import reply from '../../../schemas/reply.json';
-import reportWorkflow from '../../../schemas/reportWorkflow.json';
 import stats_examVolume from '../../../schemas/stats/examVolume.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
@@ -107,6 +106,7 @@ import views_study from '../../../schemas/views/study.json';
 import views_templatePrivate from '../../../schemas/views/templatePrivate.json';
 import views_templatePublic from '../../../schemas/views/templatePublic.json';
 import views_user from '../../../schemas/views/user.json';
+import workflow from '../../../schemas/workflow.json';
 
 /** Every JSON Schema under schemas/ but the views and statistics views, each with its $id. */
 export const schemaFiles: unknown[] = [
@@ -192,7 +192,7 @@ export const schemaFiles: unknown[] = [
   limits,
   matchingPolicy,
   reply,
-  reportWorkflow,
+  workflow,
 ];
 
 /** Every view (schemas/views/<name>.json) by name. */

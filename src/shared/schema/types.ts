@@ -228,7 +228,8 @@ export interface TreeSpec {
  * another list to pick and then call (manual match) or a bespoke dialog (an exam's
  * images), exactly one of them; offered when the user holds
  * `<view.permission>:<permission>` (or `permission` itself when it names another
- * module, "image:manualLink") and `visibleWhen` holds for the row.
+ * module, "image:manualLink"), the row's `actions` has its `workflow` action and
+ * `visibleWhen` holds for the row.
  */
 export interface RowAction {
   key: string;
@@ -243,6 +244,8 @@ export interface RowAction {
   confirm?: boolean;
   /** Values asked for in a dialog before the call (a reason, a choice). */
   input?: InputSpec;
+  /** The workflow action it takes or opens: offered while the row's `actions` (the server's answer) has it. */
+  workflow?: string;
   /** One condition, or several that must all hold. */
   visibleWhen?: RowCondition | RowCondition[];
 }

@@ -231,7 +231,7 @@ export interface View {
     [k: string]: FieldHint;
   };
   /**
-   * Per-row actions beyond detail, edit and delete, shown after edit in the list's action column: a call (success says so and reloads the list), with `open` a screen to go to, with `list` a read-only list shown in a dialog (src/schema/RowListDialog.tsx), with `pick` a row of another view chosen in a dialog and then a call (src/schema/PickDialog.tsx), or with `dialog` a bespoke dialog of the dialog registry (src/schema/dialogs.ts). Each is offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module) and visibleWhen holds for the row. Texts: entity.<entity>.action.<key> (the link, and a dialog's title), <key>Confirm (with confirm; {{name}} is the row) and <key>Done (the success message of a call or a pick).
+   * Per-row actions beyond detail, edit and delete, shown after edit in the list's action column: a call (success says so and reloads the list), with `open` a screen to go to, with `list` a read-only list shown in a dialog (src/schema/RowListDialog.tsx), with `pick` a row of another view chosen in a dialog and then a call (src/schema/PickDialog.tsx), or with `dialog` a bespoke dialog of the dialog registry (src/schema/dialogs.ts). Each is offered when the permission map grants <permission module>:<permission> (or the permission itself when it names another module), the row's `actions` has its `workflow` action, and visibleWhen holds for the row. Texts: entity.<entity>.action.<key> (the link, and a dialog's title), <key>Confirm (with confirm; {{name}} is the row) and <key>Done (the success message of a call or a pick).
    *
    * @minItems 1
    */
@@ -364,7 +364,11 @@ export interface View {
         };
       };
       /**
-       * Offered only while the condition holds for the row; a list of conditions: while every one holds.
+       * The workflow action (config/workflows/<name>.json) this row action takes or opens: offered only while the row's `actions` (the names the server says the caller may take now, from the state, the rights and the guards) has it. A view never restates a workflow's states in visibleWhen.
+       */
+      workflow?: string;
+      /**
+       * Offered only while the condition holds for the row; a list of conditions: while every one holds. Not for workflow states: use `workflow`.
        */
       visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
     } & (
@@ -495,7 +499,11 @@ export interface View {
           };
         };
         /**
-         * Offered only while the condition holds for the row; a list of conditions: while every one holds.
+         * The workflow action (config/workflows/<name>.json) this row action takes or opens: offered only while the row's `actions` (the names the server says the caller may take now, from the state, the rights and the guards) has it. A view never restates a workflow's states in visibleWhen.
+         */
+        workflow?: string;
+        /**
+         * Offered only while the condition holds for the row; a list of conditions: while every one holds. Not for workflow states: use `workflow`.
          */
         visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
       },
@@ -627,7 +635,11 @@ export interface View {
         };
       };
       /**
-       * Offered only while the condition holds for the row; a list of conditions: while every one holds.
+       * The workflow action (config/workflows/<name>.json) this row action takes or opens: offered only while the row's `actions` (the names the server says the caller may take now, from the state, the rights and the guards) has it. A view never restates a workflow's states in visibleWhen.
+       */
+      workflow?: string;
+      /**
+       * Offered only while the condition holds for the row; a list of conditions: while every one holds. Not for workflow states: use `workflow`.
        */
       visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
     } & (
@@ -758,7 +770,11 @@ export interface View {
           };
         };
         /**
-         * Offered only while the condition holds for the row; a list of conditions: while every one holds.
+         * The workflow action (config/workflows/<name>.json) this row action takes or opens: offered only while the row's `actions` (the names the server says the caller may take now, from the state, the rights and the guards) has it. A view never restates a workflow's states in visibleWhen.
+         */
+        workflow?: string;
+        /**
+         * Offered only while the condition holds for the row; a list of conditions: while every one holds. Not for workflow states: use `workflow`.
          */
         visibleWhen?: RowCondition | [RowCondition, ...RowCondition[]];
       })[]
