@@ -43,4 +43,6 @@ export type AuditObject =
   | 'dicomMetadata'
   | 'dicomFrames'
   | 'dicomRendered'
-  | 'dicomThumbnail';
+  | 'dicomThumbnail'
+  | 'file'
+  | 'formDraft';

@@ -66,7 +66,9 @@ export type CodesAuditObjectJson =
   | 'dicomMetadata'
   | 'dicomFrames'
   | 'dicomRendered'
-  | 'dicomThumbnail';
+  | 'dicomThumbnail'
+  | 'file'
+  | 'formDraft';
 /**
  * How an audited call ended: success (2xx/3xx), refused (4xx, with the catalogue code), error (5xx). Texts: code.auditOutcome.<value>.
  */
