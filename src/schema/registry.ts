@@ -1,7 +1,7 @@
 /**
  * The one component registry for schema forms (Formily createSchemaField): the
  * @formily/antd-v5 controls and layouts, and ours (Section, Switch, DateTime,
- * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload, Money, DicomText), each already wrapped
+ * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload, FileUpload, Money, DicomText), each already wrapped
  * once with connect / mapProps / mapReadPretty so every detail view is read-pretty for
  * free. A name registered twice
  * throws (amis registerRenderer does the same): two controls under one name would
@@ -17,6 +17,7 @@ import {
   FormGrid,
   FormItem,
   FormLayout,
+  FormStep,
   Input,
   NumberPicker,
   Password,
@@ -31,6 +32,7 @@ import { ConditionEditor } from './components/ConditionEditor';
 import { DateTime } from './components/DateTime';
 import { formScope } from './fillers';
 import { ImageUpload } from './components/ImageUpload';
+import { FileUpload } from './components/FileUpload';
 import { PermissionTree } from './components/PermissionTree';
 import { RemoteSelect } from './components/RemoteSelect';
 import { Money } from './components/Money';
@@ -61,6 +63,7 @@ const formilyControls: Record<string, RegisteredComponent> = {
   FormItem,
   FormGrid,
   FormLayout,
+  FormStep,
   Input,
   Password,
   NumberPicker,
@@ -82,6 +85,7 @@ const customControls: Record<string, RegisteredComponent> = {
   PermissionTree,
   ConditionEditor,
   ImageUpload,
+  FileUpload,
   Money,
   DicomText,
 };
