@@ -9,6 +9,7 @@
  * Touches the exam, exam_item_line, exam_log, exam_code_counter and
  * exam_code_region_counter tables; reads org, device, exam_item and organ.
  */
+import { hasPermission } from '../identity/access';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
@@ -498,6 +499,18 @@ export default async function examRoutes(fastify: FastifyInstance) {
       if (exam.exam_state !== EXAM_STATE.registered || exam.exam_time) throw new AppError('RIS102');
       await q.query('DELETE FROM exam WHERE id = $1', [id]);
       await writeLog(q, exam, 'deleteExam', me, { patientId: exam.patient_id });
+    },
+    // The exams a form may pick (the consultation wizard's): labelled by exam code, which
+    // names no patient (nothing to mask), newest first, within the scope, for whoever
+    // may open exams in a module that shows them.
+    async options(q, _query, me) {
+      if (!['registration:view', 'report:view', 'consult:view'].some((key) => hasPermission(me.permissions, key))) throw new AppError('UAA103');
+      const params: unknown[] = [];
+      const { rows } = await q.query<{ value: number; label: string }>(
+        `SELECT e.id AS value, e.exam_code AS label FROM exam e WHERE NOT e.hidden AND ${scopeSql(me.scope, inScope, params)} ORDER BY e.id DESC LIMIT 200`,
+        params,
+      );
+      return rows;
     },
   });
 

@@ -49,86 +49,89 @@ import s46 from '../../../schemas/entities/aiResult.json';
 import s47 from '../../../schemas/entities/auditLog.json';
 import s48 from '../../../schemas/entities/commonSetting.json';
 import s49 from '../../../schemas/entities/consultation.json';
-import s50 from '../../../schemas/entities/crisisValue.json';
-import s51 from '../../../schemas/entities/department.json';
-import s52 from '../../../schemas/entities/device.json';
-import s53 from '../../../schemas/entities/dictionary.json';
-import s54 from '../../../schemas/entities/dictionaryItem.json';
-import s55 from '../../../schemas/entities/exam.json';
-import s56 from '../../../schemas/entities/examItem.json';
-import s57 from '../../../schemas/entities/examLog.json';
-import s58 from '../../../schemas/entities/expert.json';
-import s59 from '../../../schemas/entities/formLayout.json';
-import s60 from '../../../schemas/entities/org.json';
-import s61 from '../../../schemas/entities/organ.json';
-import s62 from '../../../schemas/entities/printLayout.json';
-import s63 from '../../../schemas/entities/printSignature.json';
-import s64 from '../../../schemas/entities/qcForm.json';
-import s65 from '../../../schemas/entities/qcRule.json';
-import s66 from '../../../schemas/entities/report.json';
-import s67 from '../../../schemas/entities/reportAction.json';
-import s68 from '../../../schemas/entities/reportOperationLog.json';
-import s69 from '../../../schemas/entities/reportRow.json';
-import s70 from '../../../schemas/entities/role.json';
-import s71 from '../../../schemas/entities/scheduleRule.json';
-import s72 from '../../../schemas/entities/screenSetting.json';
-import s73 from '../../../schemas/entities/shareLog.json';
-import s74 from '../../../schemas/entities/study.json';
-import s75 from '../../../schemas/entities/template.json';
-import s76 from '../../../schemas/entities/user.json';
-import s77 from '../../../schemas/entities/userSession.json';
-import s78 from '../../../schemas/limits.json';
-import s79 from '../../../schemas/matchingPolicy.json';
-import s80 from '../../../schemas/reply.json';
-import s81 from '../../../schemas/reportWorkflow.json';
+import s50 from '../../../schemas/entities/consultationApply.json';
+import s51 from '../../../schemas/entities/crisisValue.json';
+import s52 from '../../../schemas/entities/department.json';
+import s53 from '../../../schemas/entities/device.json';
+import s54 from '../../../schemas/entities/dictionary.json';
+import s55 from '../../../schemas/entities/dictionaryItem.json';
+import s56 from '../../../schemas/entities/exam.json';
+import s57 from '../../../schemas/entities/examItem.json';
+import s58 from '../../../schemas/entities/examLog.json';
+import s59 from '../../../schemas/entities/expert.json';
+import s60 from '../../../schemas/entities/formLayout.json';
+import s61 from '../../../schemas/entities/org.json';
+import s62 from '../../../schemas/entities/organ.json';
+import s63 from '../../../schemas/entities/printLayout.json';
+import s64 from '../../../schemas/entities/printSignature.json';
+import s65 from '../../../schemas/entities/qcForm.json';
+import s66 from '../../../schemas/entities/qcRule.json';
+import s67 from '../../../schemas/entities/report.json';
+import s68 from '../../../schemas/entities/reportAction.json';
+import s69 from '../../../schemas/entities/reportOperationLog.json';
+import s70 from '../../../schemas/entities/reportRow.json';
+import s71 from '../../../schemas/entities/role.json';
+import s72 from '../../../schemas/entities/scheduleRule.json';
+import s73 from '../../../schemas/entities/screenSetting.json';
+import s74 from '../../../schemas/entities/shareLog.json';
+import s75 from '../../../schemas/entities/study.json';
+import s76 from '../../../schemas/entities/template.json';
+import s77 from '../../../schemas/entities/user.json';
+import s78 from '../../../schemas/entities/userSession.json';
+import s79 from '../../../schemas/limits.json';
+import s80 from '../../../schemas/matchingPolicy.json';
+import s81 from '../../../schemas/reply.json';
+import s82 from '../../../schemas/reportWorkflow.json';
 import v0 from '../../../schemas/views/auditLog.json';
 import v1 from '../../../schemas/views/centralHospital.json';
-import v2 from '../../../schemas/views/crisis.json';
-import v3 from '../../../schemas/views/department.json';
-import v4 from '../../../schemas/views/device.json';
-import v5 from '../../../schemas/views/dictionary.json';
-import v6 from '../../../schemas/views/dictionaryItem.json';
-import v7 from '../../../schemas/views/exam.json';
-import v8 from '../../../schemas/views/examItem.json';
-import v9 from '../../../schemas/views/hospital.json';
-import v10 from '../../../schemas/views/myReport.json';
-import v11 from '../../../schemas/views/organ.json';
-import v12 from '../../../schemas/views/printLayout.json';
-import v13 from '../../../schemas/views/qcRule.json';
-import v14 from '../../../schemas/views/regionOrg.json';
-import v15 from '../../../schemas/views/report.json';
-import v16 from '../../../schemas/views/role.json';
-import v17 from '../../../schemas/views/scheduleRule.json';
-import v18 from '../../../schemas/views/study.json';
-import v19 from '../../../schemas/views/templatePrivate.json';
-import v20 from '../../../schemas/views/templatePublic.json';
-import v21 from '../../../schemas/views/user.json';
+import v2 from '../../../schemas/views/consultationApply.json';
+import v3 from '../../../schemas/views/crisis.json';
+import v4 from '../../../schemas/views/department.json';
+import v5 from '../../../schemas/views/device.json';
+import v6 from '../../../schemas/views/dictionary.json';
+import v7 from '../../../schemas/views/dictionaryItem.json';
+import v8 from '../../../schemas/views/exam.json';
+import v9 from '../../../schemas/views/examItem.json';
+import v10 from '../../../schemas/views/hospital.json';
+import v11 from '../../../schemas/views/myReport.json';
+import v12 from '../../../schemas/views/organ.json';
+import v13 from '../../../schemas/views/printLayout.json';
+import v14 from '../../../schemas/views/qcRule.json';
+import v15 from '../../../schemas/views/regionOrg.json';
+import v16 from '../../../schemas/views/report.json';
+import v17 from '../../../schemas/views/role.json';
+import v18 from '../../../schemas/views/scheduleRule.json';
+import v19 from '../../../schemas/views/study.json';
+import v20 from '../../../schemas/views/templatePrivate.json';
+import v21 from '../../../schemas/views/templatePublic.json';
+import v22 from '../../../schemas/views/user.json';
 
 /** Every JSON Schema under schemas/ but the views, each with its $id. */
-export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81];
+export const schemaFiles: unknown[] = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15, s16, s17, s18, s19, s20, s21, s22, s23, s24, s25, s26, s27, s28, s29, s30, s31, s32, s33, s34, s35, s36, s37, s38, s39, s40, s41, s42, s43, s44, s45, s46, s47, s48, s49, s50, s51, s52, s53, s54, s55, s56, s57, s58, s59, s60, s61, s62, s63, s64, s65, s66, s67, s68, s69, s70, s71, s72, s73, s74, s75, s76, s77, s78, s79, s80, s81, s82];
 
 /** Every view (schemas/views/<name>.json) by name. */
 export const viewFiles: Record<string, unknown> = {
   "auditLog": v0,
   "centralHospital": v1,
-  "crisis": v2,
-  "department": v3,
-  "device": v4,
-  "dictionary": v5,
-  "dictionaryItem": v6,
-  "exam": v7,
-  "examItem": v8,
-  "hospital": v9,
-  "myReport": v10,
-  "organ": v11,
-  "printLayout": v12,
-  "qcRule": v13,
-  "regionOrg": v14,
-  "report": v15,
-  "role": v16,
-  "scheduleRule": v17,
-  "study": v18,
-  "templatePrivate": v19,
-  "templatePublic": v20,
-  "user": v21,
+  "consultationApply": v2,
+  "crisis": v3,
+  "department": v4,
+  "device": v5,
+  "dictionary": v6,
+  "dictionaryItem": v7,
+  "exam": v8,
+  "examItem": v9,
+  "hospital": v10,
+  "myReport": v11,
+  "organ": v12,
+  "printLayout": v13,
+  "qcRule": v14,
+  "regionOrg": v15,
+  "report": v16,
+  "role": v17,
+  "scheduleRule": v18,
+  "study": v19,
+  "templatePrivate": v20,
+  "templatePublic": v21,
+  "user": v22,
 };
