@@ -504,7 +504,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
     // names no patient (nothing to mask), newest first, within the scope, for whoever
     // may open exams in a module that shows them.
     async options(q, _query, me) {
-      if (!['registration:view', 'report:view', 'consult:view'].some((key) => hasPermission(me.permissions, key))) throw new AppError('UAA103');
+      if (!['registration:view', 'report:view', 'consult:view'].some((key) => hasPermission(me.permissions, key))) return [];
       const params: unknown[] = [];
       const { rows } = await q.query<{ value: number; label: string }>(
         `SELECT e.id AS value, e.exam_code AS label FROM exam e WHERE NOT e.hidden AND ${scopeSql(me.scope, inScope, params)} ORDER BY e.id DESC LIMIT 200`,

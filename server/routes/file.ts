@@ -9,11 +9,12 @@
  *   GET  /detail/:id                     a kept file's name, type, size and SHA-256
  *   GET  /download/:id                   its content
  *   POST /delete/:id                     deletes a kept file or drops an unfinished upload
- * Every call needs a session; the owner's rights and scope are the domain's judgement.
+ * Reading needs a read right of some owner kind, writing a write right (the gate); the
+ * owner's own right and scope are the domain's judgement.
  */
 import type { FastifyInstance } from 'fastify';
 import { completeUpload, deleteFile, fileMeta, initUpload, openFile, policyOf, putChunk, uploadSmall, uploadStatus } from '../files/service';
-import { CHUNK_SIZE, PURPOSES } from '../files/purposes';
+import { CHUNK_SIZE, OWNER_KINDS, PURPOSES } from '../files/purposes';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 
@@ -65,6 +66,11 @@ const policySchema = {
 } as const;
 
 const FAILURES = [400, 401, 403, 404, 409, 413, 422];
+// The rights of any owner kind let a call through the gate; the domain then judges the
+// file's own owner (its kind's right, its scope).
+const anyOf = (rights: (k: (typeof OWNER_KINDS)[string]) => string[]) => [...new Set(Object.values(OWNER_KINDS).flatMap(rights))];
+const READ = { permission: anyOf((k) => k.read) };
+const WRITE = { permission: anyOf((k) => k.write) };
 // A chunk travels with a little room; a body over it is UAA413 before any handler runs.
 const RAW_LIMIT = CHUNK_SIZE + 1024;
 
@@ -92,7 +98,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.post<{ Querystring: { purpose: string; ownerId: number; name: string }; Body: Buffer }>(
     '/upload',
     {
-      config: { session: true, audit: { action: 'upload', object: 'file', id: 'reply' } },
+      config: { ...WRITE, audit: { action: 'upload', object: 'file', id: 'reply' } },
       bodyLimit: RAW_LIMIT,
       schema: {
         tags: ['file'],
@@ -112,7 +118,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: { purpose: string; ownerId: number; name: string; size: number } }>(
     '/upload/init',
     {
-      config: { session: true, audit: { action: 'upload', object: 'file', id: 'reply' } },
+      config: { ...WRITE, audit: { action: 'upload', object: 'file', id: 'reply' } },
       schema: {
         tags: ['file'],
         summary: 'Start a resumable upload of `size` bytes in chunks of chunkSize',
@@ -135,7 +141,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.put<{ Params: { id: string; n: number }; Body: Buffer }>(
     '/upload/:id/chunk/:n',
     {
-      config: { session: true, audit: 'none' },
+      config: { ...WRITE, audit: 'none' },
       bodyLimit: RAW_LIMIT,
       schema: {
         tags: ['file'],
@@ -153,7 +159,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: string } }>(
     '/upload/:id',
     {
-      config: { session: true, audit: 'none' },
+      config: { ...WRITE, audit: 'none' },
       schema: { tags: ['file'], summary: 'Which chunks of an upload arrived (to resume it)', params: idParams, response: replies(statusSchema, FAILURES) },
     },
     async (request) => ok(await uploadStatus(fastify.db, caller(request), request.params.id)),
@@ -162,7 +168,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: string } }>(
     '/upload/:id/complete',
     {
-      config: { session: true, audit: { action: 'upload', object: 'file', id: 'params.id' } },
+      config: { ...WRITE, audit: { action: 'upload', object: 'file', id: 'params.id' } },
       schema: {
         tags: ['file'],
         summary: 'Join the chunks and keep the file: type sniffed from its bytes, size and pixels checked, SHA-256 stored (FILE004 names missing chunks)',
@@ -176,7 +182,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: string } }>(
     '/detail/:id',
     {
-      config: { session: true, audit: { action: 'read', object: 'file', id: 'params.id' } },
+      config: { ...READ, audit: { action: 'read', object: 'file', id: 'params.id' } },
       schema: { tags: ['file'], summary: 'A kept file: name, type, size, SHA-256, owner', params: idParams, response: replies(fileMetaSchema, FAILURES) },
     },
     async (request) => ok(await fileMeta(fastify.db, caller(request), request.params.id)),
@@ -185,7 +191,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: string } }>(
     '/download/:id',
     {
-      config: { session: true, audit: { action: 'download', object: 'file', id: 'params.id' } },
+      config: { ...READ, audit: { action: 'download', object: 'file', id: 'params.id' } },
       schema: { tags: ['file'], summary: 'The content of a kept file, to whoever may read its owner', params: idParams },
     },
     async (request, reply) => {
@@ -201,7 +207,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
   fastify.post<{ Params: { id: string } }>(
     '/delete/:id',
     {
-      config: { session: true, audit: { action: 'delete', object: 'file', id: 'params.id' } },
+      config: { ...WRITE, audit: { action: 'delete', object: 'file', id: 'params.id' } },
       schema: { tags: ['file'], summary: 'Delete a kept file (what it was attached to forgets it) or drop an unfinished upload', params: idParams, response: replies({ type: 'null' }, FAILURES) },
     },
     async (request) => {

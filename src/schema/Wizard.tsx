@@ -27,6 +27,9 @@ export const draftPath = (view: View) => `/api/ucenter/v1/draft/${viewName(view)
 
 type FormStepModel = ReturnType<typeof FormStep.createFormStep>;
 
+/** Resolves after the next frame is painted (React has committed what was set before). */
+const painted = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+
 /** Plain JSON of the form's values (Formily's are observable proxies). */
 const plain = (form: Form) => JSON.parse(JSON.stringify(form.values ?? {})) as Record<string, unknown>;
 
@@ -107,6 +110,9 @@ export function Wizard({ view, onSubmit }: WizardProps) {
       const steps = view.form?.groups.length ?? 0;
       for (let i = 0; i < steps; i++) {
         formStep.setCurrent(i);
+        // FormStep mounts only the pane shown: let React mount this one's fields (a
+        // resumed draft may never have shown it) before validating them.
+        await painted();
         const valid = await form.validate().then(
           () => true,
           () => false,
