@@ -76,7 +76,7 @@ export const PURPOSES: Record<string, Purpose> = {
   // The doctor's signature picture printed on reports (spec: JPG or PNG, at most 1 MB, 200x130).
   signature: {
     owner: 'user',
-    types: ['image/png', 'image/jpeg'],
+    types: ['image/jpeg', 'image/png'],
     maxBytes: LIMITS.signatureMaxBytes,
     pixels: { width: LIMITS.signatureWidth, height: LIMITS.signatureHeight },
     perOwner: 1,
@@ -91,7 +91,7 @@ export const PURPOSES: Record<string, Purpose> = {
   // Material of a consultation about an exam: case, pathology and lab reports, forms, images.
   examAttachment: {
     owner: 'exam',
-    types: ['image/png', 'image/jpeg', 'application/pdf', 'application/dicom'],
+    types: ['image/jpeg', 'image/png', 'application/pdf', 'application/dicom'],
     maxBytes: LIMITS.consultFileMaxBytes,
   },
 };

@@ -61,7 +61,7 @@ describe.each(dbKinds)('file service on %s', (kind) => {
 
   test('policy: types, sizes and pixels from the limits, the chunk size', async () => {
     const sig = await call('GET', `${F}/policy/signature`, admin);
-    expect(sig.body.data).toEqual({ purpose: 'signature', ownerKind: 'user', types: ['image/png', 'image/jpeg'], maxBytes: 1048576, chunkSize: 1048576, pixels: { width: 200, height: 130 } });
+    expect(sig.body.data).toEqual({ purpose: 'signature', ownerKind: 'user', types: ['image/jpeg', 'image/png'], maxBytes: 1048576, chunkSize: 1048576, pixels: { width: 200, height: 130 } });
     const att = await call('GET', `${F}/policy/examAttachment`, docA);
     expect(att.body.data).toMatchObject({ ownerKind: 'exam', maxBytes: 52428800, types: expect.arrayContaining(['application/pdf', 'application/dicom']) });
     expect((await call('GET', `${F}/policy/nothing`, admin)).code).toBe(400);
