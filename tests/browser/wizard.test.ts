@@ -48,6 +48,8 @@ describe('consultation application wizard in Chromium', () => {
 
   test('steps validate one by one, the draft resumes, materials upload in chunks', async () => {
     const { page } = b;
+    // A fresh start, also when this test runs again on the same server.
+    await server.db.query("DELETE FROM form_draft WHERE form = 'consultationApply'");
     await page.goto(`${server.url}/consultationProcess`);
     await page.getByTestId('wizard').waitFor();
     const form = new SchemaFormPage(page, page.getByTestId('wizard'));
@@ -69,7 +71,8 @@ describe('consultation application wizard in Chromium', () => {
     await saved;
     await form.field('topic').waitFor();
 
-    await form.fill('topic', '右肺结节会诊');
+    // Long texts (200 characters and more) are text areas.
+    await form.field('topic').locator('textarea').fill('右肺结节会诊');
     await form.field('clinicalQuestion').locator('textarea').fill('右肺上叶结节，良恶性？是否需要穿刺？');
     saved = draftSaved();
     await page.getByTestId('wizard-next').click();
@@ -81,7 +84,7 @@ describe('consultation application wizard in Chromium', () => {
     await form.field('attachments').waitFor();
     await page.getByTestId('wizard-back').click();
     await form.field('topic').waitFor();
-    expect(await form.field('topic').locator('input').inputValue()).toBe('右肺结节会诊');
+    expect(await form.field('topic').locator('textarea').inputValue()).toBe('右肺结节会诊');
     await page.getByTestId('wizard-next').click();
     await form.field('attachments').waitFor();
 
