@@ -50,6 +50,11 @@ export function isUppercase(value: string): boolean {
   return /^[A-Z]+$/.test(value);
 }
 
+/** The id of a file kept by the file service (/api/file/v1): a UUID. */
+export function isFileId(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
 /** Format name as the schemas write it → its test. The one list both sides register. */
 export const STRING_FORMATS: Readonly<Record<string, (value: string) => boolean>> = Object.freeze({
   'id-card': isIdCard,
@@ -57,6 +62,7 @@ export const STRING_FORMATS: Readonly<Record<string, (value: string) => boolean>
   letters: isLetters,
   lowercase: isLowercase,
   uppercase: isUppercase,
+  'file-id': isFileId,
 });
 
 type FormatTest = (value: string) => boolean;

@@ -12,6 +12,7 @@
  * domain (states, scope, list query, log) is ../exam/domain.ts and the rules of a save
  * ../exam/registration.ts; this file translates HTTP.
  */
+import { hasPermission } from '../identity/access';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
@@ -99,6 +100,18 @@ export default async function examRoutes(fastify: FastifyInstance) {
       if (exam.exam_state !== EXAM_STATE.registered || exam.exam_time) throw new AppError('RIS102');
       await q.query('DELETE FROM exam WHERE id = $1', [id]);
       await writeLog(q, exam, 'deleteExam', me, { patientId: exam.patient_id });
+    },
+    // The exams a form may pick (the consultation wizard's): labelled by exam code, which
+    // names no patient (nothing to mask), newest first, within the scope, for whoever
+    // may open exams in a module that shows them.
+    async options(q, _query, me) {
+      if (!['registration:view', 'report:view', 'consult:view'].some((key) => hasPermission(me.permissions, key))) return [];
+      const params: unknown[] = [];
+      const { rows } = await q.query<{ value: number; label: string }>(
+        `SELECT e.id AS value, e.exam_code AS label FROM exam e WHERE NOT e.hidden AND ${scopeSql(me.scope, inScope, params)} ORDER BY e.id DESC LIMIT 200`,
+        params,
+      );
+      return rows;
     },
   });
 

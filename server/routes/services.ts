@@ -13,6 +13,7 @@ import { studyRoutes } from './images';
 import report from './report';
 import viewerRoutes from './viewer';
 import stat from './stat';
+import file from './file';
 
 export interface ServiceDef {
   tag: string;
@@ -31,7 +32,7 @@ async function pacs(fastify: FastifyInstance) {
 export const SERVICES: ServiceDef[] = [
   { tag: 'uaa', prefix: '/api/uaa/v1', description: 'Authentication: login, sessions, passwords, captcha, SMS codes', routes: uaa },
   { tag: 'ucenter', prefix: '/api/ucenter/v1', description: 'Users, roles, organisations', routes: ucenter },
-  { tag: 'file', prefix: '/api/file/v1', description: 'File policy and upload' },
+  { tag: 'file', prefix: '/api/file/v1', description: 'File policy, upload (small or resumable in chunks), download and delete', routes: file },
   { tag: 'ris', prefix: '/api/ris/v1', description: 'Registration, appointment, exam list, devices, exam items', routes: ris },
   { tag: 'report', prefix: '/api/report/v1', description: 'Reports, templates, printing, notices', routes: report },
   { tag: 'pacs', prefix: '/api/pacs/v1', description: 'Studies, matching, images, viewer', routes: pacs },

@@ -2,7 +2,8 @@
  * /api/ucenter/v1: organisations (regional centre, central and subordinate
  * hospitals), users (several hospitals each, a role in each), roles (function
  * permissions and data scope). Each is a resource (lib/resource.ts) plus the calls
- * the resource contract does not cover: unlock a user, a user's signature image,
+ * the resource contract does not cover: unlock a user, a user's signature image (read
+ * here; uploaded through the file service),
  * the permission tree. Every change of users, roles and memberships is judged by
  * identity/grants.ts against the caller's own rights and scope.
  */
@@ -38,10 +39,10 @@ import { hashPassword, isWeakPassword, PASSWORD_PATTERN } from '../identity/pass
 import { revokeUserSessions, type AuthContext } from '../identity/sessions';
 import { scopeSql, type ConditionSet, type UserScopeInput } from '../identity/scope';
 import { superiorsSql } from '../identity/orgTree';
-import { readImageInfo } from '../lib/images';
 import type { Org } from '../../src/shared/generated/entities/org';
 import screenSettingRoutes from './screenSettings';
 import auditLogRoutes from './auditLog';
+import draftRoutes from './drafts';
 import gradeSafetyRoutes from './gradeSafety';
 import { common, idParams } from '../lib/schemas';
 
@@ -140,6 +141,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
   await fastify.register(screenSettingRoutes);
   await fastify.register(gradeSafetyRoutes);
   await fastify.register(auditLogRoutes);
+  await fastify.register(draftRoutes);
 
   registerResource<Org>(fastify, {
     path: 'org',
@@ -490,40 +492,8 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     },
   );
 
-  fastify.post<{ Params: { id: number }; Body: { image: string } }>(
-    '/user/signature/:id',
-    {
-      config: { permission: 'system.user:edit', scoped: { resource: 'user', param: 'id' }, audit: { action: 'update', object: 'userSignature', id: 'params.id' } },
-      bodyLimit: 2 * 1024 * 1024,
-      schema: {
-        tags: ['ucenter'],
-        summary: 'Upload a signature picture: JPG or PNG, at most 1 MB, 200x130 px (data URL or base64)',
-        params: idParams,
-        body: { type: 'object', required: ['image'], properties: { image: { type: 'string', maxLength: 1_500_000 } } },
-        response: replies({ type: 'null' }, [400, 401, 403, 404, 413, 422]),
-      },
-    },
-    async (request) => {
-      const me = caller(request);
-      const params: unknown[] = [request.params.id];
-      const visible = await fastify.db.query(`SELECT 1 FROM app_user u WHERE u.id = $1 AND ${userScoped(me, params)}`, params);
-      if (!visible.rowCount) throw new AppError('UCENTER006');
-      // The signature signs reports in every hospital of the user.
-      await assertGovernsUser(fastify.db, me, request.params.id);
-      const bytes = Buffer.from(request.body.image.replace(/^data:[^,]*,/, ''), 'base64');
-      const info = readImageInfo(bytes);
-      if (!info) throw new AppError('UCENTER703');
-      if (bytes.length > 1024 * 1024) throw new AppError('UCENTER704');
-      if (info.width !== 200 || info.height !== 130) {
-        throw new AppError('UAA421', { detailKey: 'validation.imageSize', field: 'image', limit: '200x130' }, { field: 'image' });
-      }
-      const key = `signatures/${request.params.id}.${info.type}`;
-      await fastify.storage.put(key, bytes);
-      await fastify.db.query('UPDATE app_user SET signature_key = $2, updated_at = now() WHERE id = $1', [request.params.id, key]);
-      return ok(null);
-    },
-  );
-
+  // The signature picture is uploaded through the file service (/api/file/v1, purpose
+  // `signature`, ../files/purposes.ts), which points app_user.signature_key at it.
   fastify.get<{ Params: { id: number } }>(
     '/user/signature/:id',
     {

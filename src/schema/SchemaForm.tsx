@@ -16,9 +16,11 @@ export interface SchemaFormProps {
   view: View;
   form: Form;
   mode: FormMode;
+  /** Values the schema's expressions may name besides the registry's (a wizard's `formStep`). */
+  scope?: Record<string, unknown>;
 }
 
-export function SchemaForm({ view, form, mode }: SchemaFormProps) {
+export function SchemaForm({ view, form, mode, scope }: SchemaFormProps) {
   // t changes with the language: titles and messages are texts, not keys.
   const { t } = useTranslate();
   const schema = useMemo(() => toFormily(view, { t, mode }), [view, mode, t]);
@@ -26,7 +28,7 @@ export function SchemaForm({ view, form, mode }: SchemaFormProps) {
     <FormilyForm form={form} layout="vertical" colon={false} feedbackLayout="terse" data-testid="schema-form">
       {/* Spec section 5: an empty value shows "-". */}
       <PreviewText.Placeholder value="-">
-        <SchemaField schema={schema} />
+        <SchemaField schema={schema} scope={scope} />
       </PreviewText.Placeholder>
     </FormilyForm>
   );

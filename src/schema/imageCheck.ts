@@ -35,9 +35,9 @@ export function imageProblem(facts: ImageFacts, limits: ImageLimits): ImageProbl
   return undefined;
 }
 
-const TYPE_NAMES: Record<string, string> = { 'image/jpeg': 'JPG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WEBP' };
+const TYPE_NAMES: Record<string, string> = { 'image/jpeg': 'JPG', 'image/png': 'PNG', 'image/gif': 'GIF', 'image/webp': 'WEBP', 'application/pdf': 'PDF', 'application/dicom': 'DICOM' };
 
-/** "JPG / PNG" for the hint and the messages. */
+/** "JPG / PNG" ("JPG / PNG / PDF / DICOM" for attachments) for the hints and the messages. */
 export function typeNames(types: string[]): string {
   return types.map((t) => TYPE_NAMES[t] ?? t.replace(/^image\//, '').toUpperCase()).join(' / ');
 }

@@ -1,7 +1,7 @@
 /**
  * The one component registry for schema forms (Formily createSchemaField): the
  * @formily/antd-v5 controls and layouts, and ours (Section, Switch, DateTime,
- * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload, Money, DicomText), each already wrapped
+ * RemoteSelect, PermissionTree, ConditionEditor, ImageUpload, FileUpload, Money, DicomText), each already wrapped
  * once with connect / mapProps / mapReadPretty so every detail view is read-pretty for
  * free. Features add their own controls through their manifest (registerControl,
  * src/features), before the first form renders. A name registered twice
@@ -19,6 +19,7 @@ import {
   FormGrid,
   FormItem,
   FormLayout,
+  FormStep,
   Input,
   NumberPicker,
   Password,
@@ -33,6 +34,7 @@ import { ConditionEditor } from './components/ConditionEditor';
 import { DateTime } from './components/DateTime';
 import { formScope } from './fillers';
 import { ImageUpload } from './components/ImageUpload';
+import { FileUpload } from './components/FileUpload';
 import { PermissionTree } from './components/PermissionTree';
 import { RemoteSelect } from './components/RemoteSelect';
 import { Money } from './components/Money';
@@ -63,6 +65,7 @@ const formilyControls: Record<string, RegisteredComponent> = {
   FormItem,
   FormGrid,
   FormLayout,
+  FormStep,
   Input,
   Password,
   NumberPicker,
@@ -85,6 +88,7 @@ const customControls: Record<string, RegisteredComponent> = {
   PermissionTree,
   ConditionEditor,
   ImageUpload,
+  FileUpload,
   Money,
   DicomText,
 };

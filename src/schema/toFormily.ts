@@ -31,6 +31,8 @@ import type { FieldHint, SumSpec, Translate, View } from '../shared/schema/types
 import { viewForm, type FormMode } from '../shared/schema/views';
 import { discriminatorOf, type Discriminator } from '../shared/schema/discriminator';
 import { arraySchema, caseReaction } from './toFormilyNested';
+import { asSteps } from './toSteps';
+import { uploadControl } from './toUpload';
 
 export interface FormilyOptions {
   t: Translate;
@@ -135,6 +137,9 @@ function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
     const withMode = f.properties?.some((p) => p.name.endsWith('.mode')) ? { withMode: true } : undefined;
     return { component: h.component, props: { ...multiple, ...withMode, ...h.props }, options };
   }
+  // An attachment (file ids of the file service): the upload control (./toUpload).
+  const upload = uploadControl(f, h);
+  if (upload) return upload;
   if (h.options) return { component: 'RemoteSelect', props: { source: h.options, ...multiple } };
   if (code) return { component: 'Select', props: multiple, options };
   if (f.type === 'boolean') return { component: 'Switch' };
@@ -268,8 +273,10 @@ export function toFormily(view: View, options: FormilyOptions): ISchema {
     discriminator: discriminatorOf(model),
   };
   const properties: Record<string, ISchema> = {};
-  const { groups } = viewForm(view);
-  const single = groups.length === 1;
+  const { groups, steps: wizard } = viewForm(view);
+  // A wizard's steps (./toSteps): each group's grid becomes a pane, titled by the group.
+  const panes: Array<{ key: string; title: string; grid: ISchema }> = [];
+  const single = groups.length === 1 && !wizard;
   groups.forEach((group, g) => {
     const fields: Record<string, ISchema> = {};
     const lone = group.fields.length === 1 && !single;
@@ -287,6 +294,10 @@ export function toFormily(view: View, options: FormilyOptions): ISchema {
       'x-component-props': { maxColumns: ctx.columns, minColumns: 1, columnGap: 24, strictAutoFit: true },
       properties: fields,
     };
+    if (wizard) {
+      panes.push({ key: group.key, title: ctx.t(groupLabelKey(group.key)), grid });
+      return;
+    }
     // One group needs no section title: the page or dialog title says it.
     properties[single ? 'grid' : `group_${group.key}`] = single
       ? grid
@@ -298,7 +309,7 @@ export function toFormily(view: View, options: FormilyOptions): ISchema {
           properties: { grid },
         };
   });
-  return { type: 'object', properties };
+  return wizard ? asSteps(panes) : { type: 'object', properties };
 }
 
 /** Every field a view's form may show, by dotted name (for the save payload and error paths). */

@@ -159,6 +159,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Form-encoded body (application/x-www-form-urlencoded). */
   form?: Record<string, QueryValue>;
+  /** Raw bytes as the body (application/octet-stream): a file or a chunk of one. */
+  raw?: Blob;
   headers?: Record<string, string>;
   /** Send Remember-Me (the login call; also implied by the login path). */
   rememberMe?: boolean;
@@ -188,6 +190,7 @@ export function isLoginCall(path: string, options: RequestOptions): boolean {
 export function buildHeaders(path: string, options: RequestOptions, storage: TokenStorage | undefined): Record<string, string> {
   const headers: Record<string, string> = { Accept: options.responseType === 'blob' ? '*/*' : 'application/json' };
   if (options.form) headers['Content-Type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+  else if (options.raw) headers['Content-Type'] = 'application/octet-stream';
   else if (options.body !== undefined) headers['Content-Type'] = 'application/json;charset=UTF-8';
   if (!options.skipAppHeaders) {
     headers['X-App-Id'] = app.clientAppId;
@@ -244,7 +247,7 @@ function quietUi(ui: ReplyUi): ReplyUi {
 export function createRequest(deps: RequestDeps): RequestFn {
   const uiFor = (options: RequestOptions) => (options.quiet ? quietUi(deps.ui()) : deps.ui());
   return async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
-    const method = options.method ?? (options.body !== undefined || options.form ? 'POST' : 'GET');
+    const method = options.method ?? (options.body !== undefined || options.form || options.raw ? 'POST' : 'GET');
     const init: RequestInit = {
       method,
       headers: buildHeaders(path, options, deps.storage()),
@@ -252,6 +255,7 @@ export function createRequest(deps: RequestDeps): RequestFn {
       signal: options.signal,
     };
     if (options.form) init.body = encodeForm(options.form);
+    else if (options.raw) init.body = options.raw;
     else if (options.body !== undefined) init.body = JSON.stringify(options.body);
 
     let response: FetchedReply;

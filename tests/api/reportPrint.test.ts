@@ -284,7 +284,9 @@ describe.each(dbKinds)('report printing on %s', (kind) => {
     expect(s.values.patientId).toBeTruthy();
 
     // The writer's picture, uploaded with the user: prints as the layout says, while active.
-    const upload = await call('POST', `/api/ucenter/v1/user/signature/${users['13800000004']}`, admin, { image: signaturePng() });
+    const upload = await p.app
+      .inject({ method: 'POST', url: `/api/file/v1/upload?purpose=signature&ownerId=${users['13800000004']}&name=s.png`, headers: authed(admin, { 'content-type': 'image/png' }), payload: Buffer.from(signaturePng(), 'base64') })
+      .then((r) => ({ code: r.statusCode, body: r.json() }));
     expect(upload.body.status).toBe('0');
     let sig = (await sheet(docA, id)).body.data.signatures;
     expect(sig.firstTrialDoctorName).toMatchObject({ name: '陈医生', active: true });

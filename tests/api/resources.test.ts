@@ -70,12 +70,16 @@ describe.each(dbKinds)('administration resources on %s', (kind) => {
 
   test('signature pictures: PNG or JPG, at most 1 MB, exactly 200x130', async () => {
     const id = (await p.db.query<{ id: number }>("SELECT id FROM app_user WHERE mobile = '13800000004'")).rows[0].id;
-    const send = (bytes: Buffer) => call('POST', `/api/ucenter/v1/user/signature/${id}`, { image: `data:image/png;base64,${bytes.toString('base64')}` });
+    // Through the file service (purpose signature, owned by the user); the user's record points at it.
+    const send = (bytes: Buffer) =>
+      p.app
+        .inject({ method: 'POST', url: `/api/file/v1/upload?purpose=signature&ownerId=${id}&name=s.png`, headers: authed(admin, { 'content-type': 'image/png' }), payload: bytes })
+        .then((r) => ({ code: r.statusCode, body: r.json() }));
     expect((await send(png(200, 130))).body.status).toBe('0');
     const back = await p.app.inject({ method: 'GET', url: `/api/ucenter/v1/user/signature/${id}`, headers: authed(admin) });
     expect(back.headers['content-type']).toBe('image/png');
     expect(back.rawPayload.equals(png(200, 130))).toBe(true);
-    expect((await send(png(201, 130))).body).toMatchObject({ status: 'UAA421', field: 'image' });
+    expect((await send(png(201, 130))).body).toMatchObject({ status: 'UAA421', field: 'file' });
     expect((await send(Buffer.from('GIF89a....................'))).body.status).toBe('UCENTER703');
     expect((await call('GET', `/api/ucenter/v1/user/detail/${id}`)).body.data.hasSignature).toBe(true);
   });

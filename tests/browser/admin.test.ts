@@ -129,7 +129,8 @@ describe('admin screens in Chromium', () => {
     const upload = edit.field('signature').getByTestId('image-upload');
     await upload.getByTestId('image-upload-choose').waitFor();
     const posted: string[] = [];
-    page.on('request', (r) => r.method() === 'POST' && r.url().includes('/user/signature/') && posted.push(r.url()));
+    // The picture goes to the file service (purpose signature, owned by this user).
+    page.on('request', (r) => r.method() === 'POST' && r.url().includes('/api/file/v1/upload') && posted.push(r.url()));
     const input = upload.locator('input[type="file"]');
 
     await input.setInputFiles({ name: 'wrong.png', mimeType: 'image/png', buffer: png(100, 100) });
@@ -141,7 +142,7 @@ describe('admin screens in Chromium', () => {
     await problem.getByText(zh('entity.upload.badType', { types: 'JPG / PNG' })).waitFor();
     expect(posted).toEqual([]);
 
-    const saved = page.waitForResponse((r) => r.url().includes('/user/signature/') && r.request().method() === 'POST');
+    const saved = page.waitForResponse((r) => r.url().includes('/api/file/v1/upload?') && r.request().method() === 'POST');
     await input.setInputFiles({ name: 'sign.png', mimeType: 'image/png', buffer: png(200, 130) });
     expect((await (await saved).json()).status).toBe('0');
     await toast(zh('entity.upload.uploaded')).waitFor();
@@ -153,6 +154,7 @@ describe('admin screens in Chromium', () => {
     });
     expect(await problem.count()).toBe(0);
     expect(posted).toHaveLength(1);
+    expect(new URL(posted[0]).searchParams.get('purpose')).toBe('signature');
     await edit.field('signature').scrollIntoViewIfNeeded();
     await b.shot('admin-user-form-signature');
 

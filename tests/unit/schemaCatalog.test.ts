@@ -395,8 +395,15 @@ describe('format functions (config/formats.ts)', () => {
     expect(isUppercase('A B')).toBe(false);
   });
 
-  test('the format list names exactly these five', () => {
-    expect(Object.keys(STRING_FORMATS).sort()).toEqual(['id-card', 'letters', 'lowercase', 'mobile-cn', 'uppercase']);
+  test('file-id: the file service’s ids (UUIDs)', () => {
+    expect(STRING_FORMATS['file-id']('0b6f3c1e-9d2a-4c1b-8e7f-1a2b3c4d5e6f')).toBe(true);
+    expect(STRING_FORMATS['file-id']('0B6F3C1E-9D2A-4C1B-8E7F-1A2B3C4D5E6F')).toBe(true);
+    expect(STRING_FORMATS['file-id']('uploads/2026/a.png')).toBe(false);
+    expect(STRING_FORMATS['file-id']('0b6f3c1e-9d2a-4c1b-8e7f-1a2b3c4d5e6')).toBe(false);
+  });
+
+  test('the format list names exactly these six', () => {
+    expect(Object.keys(STRING_FORMATS).sort()).toEqual(['file-id', 'id-card', 'letters', 'lowercase', 'mobile-cn', 'uppercase']);
   });
 
   test('the client form runs the same function, with the validation.format message', async () => {

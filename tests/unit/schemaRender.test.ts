@@ -19,6 +19,8 @@
  * - a view's virtual field (the user's signature picture) is its component with the
  *   view's props in every mode, and never reaches the save payload
  * - every field's FormItem carries data-testid field-<name>
+ * - a wizard (consultationApply, form.steps): a FormStep pane per group in order with
+ *   its fields and rules; its attachments field is the upload control of the file service
  * - toColumns snapshot for every view; only list.query fields are searchable; date-time
  *   query fields get a range picker with the quick ranges and transform to [from, to)
  * - toListQuery: paging, clicked sort or the view's default, query-bar values coerced,
@@ -172,6 +174,34 @@ describe('toFormily', () => {
     // A name the entity lacks is an error unless the view declares it virtual.
     const { signature: _virtual, ...hints } = views.user.fields ?? {};
     expect(() => toFormily({ ...views.user, fields: hints }, { t, mode: 'edit' })).toThrow('entities/user.json has no field signature');
+  });
+
+  test('a wizard (form.steps): one FormStep pane per group in order, each with its rules; attachments are the upload control', () => {
+    const view = views.consultationApply;
+    const schema = toFormily(view, { t, mode: 'create' });
+    const steps = (schema.properties as Record<string, ISchema>).steps;
+    expect(steps).toMatchObject({ type: 'void', 'x-component': 'FormStep', 'x-component-props': { formStep: '{{formStep}}' } });
+    const panes = Object.entries(steps.properties as Record<string, ISchema>);
+    expect(panes.map(([k, p]) => [k, p['x-component'], (p['x-component-props'] as { title: string }).title])).toEqual(
+      ['consultPatient', 'consultQuestion', 'consultMaterials', 'consultExperts'].map((g) => [`step_${g}`, 'FormStep.StepPane', `entity.group.${g}`]),
+    );
+    // Each pane holds its group's fields, with their rules (per-step validation is Formily's on the visible pane).
+    expect(panes.map(([, p]) => Object.keys(fieldsOf(p)))).toEqual(view.form!.groups.map((g) => g.fields));
+    const patient = fieldsOf(panes[0][1]);
+    expect(patient.examId).toMatchObject({ required: true, 'x-component': 'RemoteSelect' });
+    expect(patient.patientName['x-validator']).toEqual(expect.arrayContaining([expect.objectContaining({ maxLength: 32 })]));
+    // The attachments: file ids of the file service, as FileUpload owned by the chosen exam.
+    const files = fieldsOf(panes[2][1]).attachments;
+    expect(files).toMatchObject({
+      type: 'array',
+      'x-component': 'FileUpload',
+      'x-component-props': { multiple: true, maxCount: 20, purpose: 'examAttachment', ownerField: 'examId' },
+    });
+    expect(files['x-validator']).toEqual(expect.arrayContaining([expect.objectContaining({ maxItems: 20 })]));
+    // An experts step needs at least one expert.
+    expect(fieldsOf(panes[3][1]).expertIds).toMatchObject({ required: true });
+    // A view without steps keeps its sections.
+    expect(Object.keys(toFormily(views.user, { t, mode: 'create' }).properties as object)).toEqual(['group_basic', 'group_membership', 'group_dataScope']);
   });
 
   test('every field carries data-testid field-<name>', () => {

@@ -28,6 +28,7 @@
  *   user view's picture limits are usable; every problem has its text
  */
 import { resources } from '../../locales';
+import { policyOf } from '../../server/files/service';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
 import { fillPath, pathFields } from '@/schema/pathTemplate';
 import { actionRight, ownedRights, viewRights } from '@/schema/permissions';
@@ -376,13 +377,16 @@ describe("a view's action names", () => {
 });
 
 describe('picture checks', () => {
-  const limits = user.fields!.signature.props as unknown as ImageLimits;
+  // The form takes its limits from the file service's policy for the view's purpose.
+  const policy = policyOf(String(user.fields!.signature.props!.purpose));
+  const limits: ImageLimits = { types: policy.types, maxBytes: policy.maxBytes, width: policy.pixels!.width, height: policy.pixels!.height };
   const png = { type: 'image/png', bytes: 20_000, width: 200, height: 130 };
 
-  test("the user view's signature limits mirror the server: JPG or PNG, 1 MB, 200x130", () => {
+  test("the user view's signature limits are the server's signature policy: JPG or PNG, 1 MB, 200x130", () => {
     expect(isImageLimits(limits)).toBe(true);
     expect(limits).toMatchObject({ types: ['image/jpeg', 'image/png'], maxBytes: 1024 * 1024, width: 200, height: 130 });
     expect(typeNames(limits.types)).toBe('JPG / PNG');
+    expect(typeNames(['image/jpeg', 'image/png', 'application/pdf', 'application/dicom'])).toBe('JPG / PNG / PDF / DICOM');
     expect(sizeText(limits.maxBytes)).toBe('1 MB');
     expect(sizeText(200 * 1024)).toBe('200 KB');
     expect(isImageLimits({ types: [], maxBytes: 1, width: 1, height: 1 })).toBe(false);

@@ -302,6 +302,12 @@ describe('views', () => {
   });
 
   test.each(byName)('%s: its routes exist and serve it', (name, view) => {
+    if (view.form?.steps) {
+      // A wizard: its form route is the wizard; the list it goes back to is a screen of its own.
+      expect(layout.find((r) => r.path === view.routes.form)).toMatchObject({ view: name, component: 'resource/Wizard' });
+      expect(layout.find((r) => r.path === view.routes.list)).toBeDefined();
+      return;
+    }
     const list = layout.find((r) => r.path === view.routes.list);
     expect(list).toMatchObject({ view: name, component: 'resource/List' });
     if (view.routes.form) {
@@ -314,7 +320,9 @@ describe('views', () => {
   test('every route with a view names an existing one and a resource page', () => {
     for (const r of layout.filter((x) => x.view)) {
       expect(views[r.view as string]).toBeDefined();
-      expect(['resource/List', 'resource/Form']).toContain(r.component);
+      expect(['resource/List', 'resource/Form', 'resource/Wizard']).toContain(r.component);
+      // Only a wizard view (form.steps) is served by the wizard, and a wizard by nothing else.
+      expect(r.component === 'resource/Wizard').toBe(Boolean(views[r.view as string].form?.steps));
     }
   });
 });

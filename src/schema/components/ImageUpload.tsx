@@ -1,18 +1,20 @@
 /**
  * A picture the API keeps beside a record (a user's signature), for a view's virtual
- * field: props `path` (GET shows it, POST {image: <data URL>} replaces it; `{id}` and
- * other placeholders come from the form's values), `presentWhen` (the record field
- * saying there is one, so no call asks for a missing picture) and the limits `types`,
- * `maxBytes`, `width`, `height`. A chosen file is checked here as the server will
- * (../imageCheck) and uploaded at once; the server's refusal is shown under the
+ * field: props `path` (GET shows it; `{id}` and other placeholders come from the
+ * form's values), `purpose` (the file service's purpose it is uploaded as, owned by
+ * the record's id: /api/file/v1, whose policy gives the limits: types, size, pixels)
+ * and `presentWhen` (the record field saying there is one, so no call asks for a
+ * missing picture). A chosen file is checked here as the server will (../imageCheck)
+ * and uploaded at once with its progress; the server's refusal is shown under the
  * control. Until the record has an id there is nothing to attach a picture to, and
  * the field says so. Read-pretty shows the picture. The field holds no value.
  */
 import { UploadOutlined } from '@ant-design/icons';
 import { PreviewText } from '@formily/antd-v5';
 import { connect, mapProps, mapReadPretty, observer, useForm } from '@formily/react';
-import { App, Button, Spin, Typography, Upload, theme } from 'antd';
+import { App, Button, Progress, Spin, Typography, Upload, theme } from 'antd';
 import { useEffect, useState } from 'react';
+import { filePolicy, uploadFile } from '../../services/files';
 import { request, RequestError } from '../../services/request';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '../imageCheck';
 import { fillPath } from '../pathTemplate';
@@ -20,6 +22,8 @@ import { useTranslate } from '../useTranslate';
 
 export interface ImageUploadProps extends Partial<ImageLimits> {
   path?: string;
+  /** The file service purpose the picture is uploaded as (its owner: the record's id). */
+  purpose?: string;
   presentWhen?: string;
   disabled?: boolean;
   /** The field's title (mapped from the field). */
@@ -61,13 +65,20 @@ function usePictureUrl(path: string | undefined, present: boolean, version: numb
   return state;
 }
 
-function readDataUrl(file: Blob): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
+/** The limits: the purpose's policy from the server (the one source), else the view's props. */
+function useLimits(props: ImageUploadProps): Partial<ImageLimits> {
+  const [policy, setPolicy] = useState<Partial<ImageLimits>>();
+  useEffect(() => {
+    if (!props.purpose) return undefined;
+    let live = true;
+    filePolicy(props.purpose)
+      .then((p) => live && setPolicy({ types: p.types, maxBytes: p.maxBytes, width: p.pixels?.width, height: p.pixels?.height }))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [props.purpose]);
+  return props.purpose ? policy ?? {} : props;
 }
 
 /** Pixel size of a picture file, decoded by the browser; rejects when it is not one. */
@@ -125,9 +136,11 @@ const ImageUploadInput = observer((props: ImageUploadProps) => {
   const [version, setVersion] = useState(0);
   const picture = usePictureUrl(path, present, version);
   const [busy, setBusy] = useState(false);
+  const [percent, setPercent] = useState(0);
   const [error, setError] = useState<string>();
-  if (!isImageLimits(props)) return null;
-  const limits = props;
+  const form = useForm();
+  const limits = useLimits(props);
+  if (!isImageLimits(limits)) return null;
   const types = typeNames(limits.types);
   const size = sizeText(limits.maxBytes);
 
@@ -157,13 +170,15 @@ const ImageUploadInput = observer((props: ImageUploadProps) => {
       return;
     }
     setBusy(true);
+    setPercent(0);
     try {
-      await request(path, { method: 'POST', body: { image: await readDataUrl(file) }, quiet: true });
+      const ownerId = Number((form.values as Record<string, unknown>).id);
+      await uploadFile(file, { purpose: props.purpose!, ownerId, name: file.name }, { onProgress: (sent, total) => setPercent(total ? Math.round((sent / total) * 100) : 100) });
       setPresent();
       setVersion((v) => v + 1);
       message.success(t('entity.upload.uploaded'));
     } catch (e) {
-      // UCENTER703 / UCENTER704 / UAA421: the server's own words, next to the control.
+      // UCENTER703 / UCENTER704 / UAA421 / FILE002: the server's own words, next to the control.
       setError(e instanceof RequestError ? e.message : t('error.common'));
     } finally {
       setBusy(false);
@@ -189,6 +204,7 @@ const ImageUploadInput = observer((props: ImageUploadProps) => {
             </Button>
           </Upload>
         </div>
+        {busy && <Progress percent={percent} size="small" data-testid="image-upload-progress" />}
         <Typography.Text type="secondary">{t('entity.upload.hint', { types, size, width: limits.width, height: limits.height })}</Typography.Text>
         {error && (
           <Typography.Text type="danger" data-testid="image-upload-error">
@@ -203,10 +219,11 @@ const ImageUploadInput = observer((props: ImageUploadProps) => {
 const ImageUploadPreview = observer((props: ImageUploadProps) => {
   const { path, present } = useRecordPicture(props);
   const picture = usePictureUrl(path, present, 0);
-  if (!isImageLimits(props) || !present) return <PreviewText.Input value={undefined} />;
+  const limits = useLimits(props);
+  if (!isImageLimits(limits) || !present) return <PreviewText.Input value={undefined} />;
   return (
     <div data-testid="image-upload" data-state="present">
-      <Frame limits={props} {...picture} alt={props.alt ?? ''} />
+      <Frame limits={limits} {...picture} alt={props.alt ?? ''} />
     </div>
   );
 });

@@ -49,6 +49,7 @@ import entities_aiResult from '../../../schemas/entities/aiResult.json';
 import entities_auditLog from '../../../schemas/entities/auditLog.json';
 import entities_commonSetting from '../../../schemas/entities/commonSetting.json';
 import entities_consultation from '../../../schemas/entities/consultation.json';
+import entities_consultationApply from '../../../schemas/entities/consultationApply.json';
 import entities_crisisValue from '../../../schemas/entities/crisisValue.json';
 import entities_department from '../../../schemas/entities/department.json';
 import entities_device from '../../../schemas/entities/device.json';
@@ -85,6 +86,7 @@ import stats_examVolume from '../../../schemas/stats/examVolume.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
 import views_centralHospital from '../../../schemas/views/centralHospital.json';
+import views_consultationApply from '../../../schemas/views/consultationApply.json';
 import views_crisis from '../../../schemas/views/crisis.json';
 import views_department from '../../../schemas/views/department.json';
 import views_device from '../../../schemas/views/device.json';
@@ -160,6 +162,7 @@ export const schemaFiles: unknown[] = [
   entities_auditLog,
   entities_commonSetting,
   entities_consultation,
+  entities_consultationApply,
   entities_crisisValue,
   entities_department,
   entities_device,
@@ -199,6 +202,7 @@ export const schemaFiles: unknown[] = [
 export const viewFiles: Record<string, unknown> = {
   "auditLog": views_auditLog,
   "centralHospital": views_centralHospital,
+  "consultationApply": views_consultationApply,
   "crisis": views_crisis,
   "department": views_department,
   "device": views_device,

@@ -287,6 +287,8 @@ export interface SortSpec {
 export interface ViewForm {
   mode?: 'page' | 'modal';
   columns?: number;
+  /** A wizard: one step per group, validated before the next, with a saved draft (./toSteps.ts). */
+  steps?: boolean;
   groups: Array<{ key: string; fields: string[] }>;
   /** A live panel of the form-aside registry (src/schema/formAsides.tsx) beside the modal form: the print layout's preview. */
   aside?: { component: string; props?: Record<string, unknown> };

@@ -44,4 +44,6 @@ export type AuditObject =
   | 'dicomFrames'
   | 'dicomRendered'
   | 'dicomThumbnail'
-  | 'statistics';
+  | 'statistics'
+  | 'file'
+  | 'formDraft';

@@ -67,7 +67,9 @@ export type CodesAuditObjectJson =
   | 'dicomFrames'
   | 'dicomRendered'
   | 'dicomThumbnail'
-  | 'statistics';
+  | 'statistics'
+  | 'file'
+  | 'formDraft';
 /**
  * How an audited call ended: success (2xx/3xx), refused (4xx, with the catalogue code), error (5xx). Texts: code.auditOutcome.<value>.
  */

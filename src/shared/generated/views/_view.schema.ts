@@ -195,6 +195,10 @@ export interface View {
      */
     columns?: number;
     /**
+     * A wizard: each group is one step (FormStep, src/schema/toSteps.ts), validated before the next; the values so far and the step reached are kept as the user's draft (/api/ucenter/v1/draft/<view>) and resumed when the wizard opens again. Texts: entity.group.<key> per step.
+     */
+    steps?: boolean;
+    /**
      * A live panel beside the form in its modal, following the values as they are typed: a name in the form-aside registry (src/schema/formAsides.tsx) with extra props (the print layout's A4 preview).
      */
     aside?: {

@@ -1,0 +1,57 @@
+/**
+ * The generic wizard screen: the route's view (form.steps) as steps (src/schema/Wizard),
+ * with its draft. Submitting validates every step; a view whose resource has no save
+ * call yet (the consultation application, issue #20) says the application is complete.
+ */
+import { ArrowLeftOutlined } from '@ant-design/icons';
+import { App, Button, Card, Result, Space } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation, useNavigate, useSearchParams } from 'umi';
+import { useActions } from '../../schema/permissions';
+import { Wizard } from '../../schema/Wizard';
+import type { View } from '../../shared/schema/types';
+import { resolveView, viewName } from '../../shared/schema/views';
+
+function WizardScreen({ view }: { view: View }) {
+  const { t } = useTranslation();
+  const { message } = App.useApp();
+  const navigate = useNavigate();
+  const can = useActions(view);
+  const [done, setDone] = useState(false);
+  if (!can.view) return <Result status="403" title={t('entity.page.forbidden')} />;
+  const back = () => navigate(view.routes.list);
+  return (
+    <div data-testid="resource-wizard" data-view={viewName(view)}>
+      <Card
+        title={
+          <Space>
+            <Button type="text" icon={<ArrowLeftOutlined />} onClick={back} aria-label={t('entity.action.back')} />
+            {t(`entity.${view.entity}.title`)}
+          </Space>
+        }
+      >
+        {done ? (
+          <Result status="success" title={t('entity.wizard.done')} data-testid="wizard-done" extra={<Button onClick={back}>{t('entity.action.back')}</Button>} />
+        ) : (
+          <Wizard
+            view={view}
+            onSubmit={async () => {
+              message.success(t('entity.wizard.done'));
+              setDone(true);
+            }}
+          />
+        )}
+      </Card>
+    </div>
+  );
+}
+
+export default function ResourceWizard() {
+  const { t } = useTranslation();
+  const { pathname } = useLocation();
+  const [params] = useSearchParams();
+  const view = resolveView(pathname, params.get('view'));
+  if (!view) return <Result status="warning" title={t('entity.page.noView')} subTitle={pathname} />;
+  return <WizardScreen key={viewName(view)} view={view} />;
+}
