@@ -275,6 +275,8 @@ describe.each(dbKinds)('table resources on %s', (kind) => {
     expect(dbRefused).toMatchObject({ code: 400, body: { status: 'UAA421', field: 'items.deduction' } });
     expect(await count('qc_rule')).toBe(rules);
     expect(await count('qc_rule_item')).toBe(items);
+  });
+
   test('HIS interfaces: an entity declared by its view alone answers all five calls, scoped and permissioned', async () => {
     const base = '/api/bdt/v1/hisInterface';
     const his = (over: Record<string, unknown> = {}) => ({ hospitalId: orgs.HOSP_A, name: '院内 HIS', url: 'http://10.1.1.5:8080/his', contactEmail: 'his@hosp-a.example.cn', ...over });
