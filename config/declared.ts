@@ -57,13 +57,19 @@ export interface ResourceEntry {
 
 export interface RouteEntry {
   path: string;
-  /** Locale key suffix: the visible text is `menu.<name>`. */
+  /** Locale key suffix: the visible text is `menu.<name>` (see menuKey). */
   name: string;
+  /** A name in the icon registry, src/components/icons.tsx. */
   icon: string;
   group?: string;
   hideInMenu?: boolean;
+  /** A page under src/pages; absent means the shared "not yet available" page. */
   component?: string;
+  /** Module key (config/permissions.json) whose rights show the route, or several any of which does; absent: any logged-in user. */
   permission?: string | string[];
+  /** The declared statistics view (schemas/stats/<stats>.json) the statistics page (src/pages/stats) renders. */
+  stats?: string;
+  /** The view (schemas/views/<view>.json) a resource page renders. */
   view?: string;
 }
 

@@ -19,27 +19,7 @@ import { readImageInfo } from '../lib/images';
 import type { FileStorage } from '../storage';
 import { CHUNK_SIZE, OWNER_KINDS, PURPOSES, type KeptFile, type Purpose } from './purposes';
 import { SNIFF_BYTES, sniffType, type SniffedType } from './sniff';
-
-export interface FilePolicy {
-  purpose: string;
-  ownerKind: string;
-  types: string[];
-  maxBytes: number;
-  chunkSize: number;
-  pixels?: { width: number; height: number };
-}
-
-export interface FileMeta {
-  id: string;
-  purpose: string;
-  ownerKind: string;
-  ownerId: number;
-  name: string;
-  type: string;
-  size: number;
-  sha256: string;
-  createdAt: string;
-}
+import type { FileMeta, FilePolicy } from '../../src/shared/answers';
 
 export interface UploadStatus {
   id: string;

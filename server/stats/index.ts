@@ -12,27 +12,12 @@ import { LIMITS } from '../../config/limits';
 import { excel } from '../lib/excel';
 import { statsFiles } from '../../src/shared/generated/catalog';
 import { checkStatsView, compileStats, type StatsQuery, type StatsView } from './compile';
+import type { StatsAnswer, StatsRow } from '../../src/shared/answers';
 
 export { StatsRefusal, type StatsQuery, type StatsView } from './compile';
 
 export const STATS_VIEWS: Readonly<Record<string, StatsView>> = Object.freeze(statsFiles as Record<string, StatsView>);
 for (const [name, view] of Object.entries(STATS_VIEWS)) checkStatsView(name, view);
-
-export interface StatsRow {
-  key: string | number | null;
-  label: string;
-  seriesKey?: string | number | null;
-  seriesLabel?: string;
-  values: Record<string, number | null>;
-}
-
-export interface StatsAnswer {
-  dimension: string;
-  series?: string;
-  measures: string[];
-  rows: StatsRow[];
-  totals: Record<string, number | null>;
-}
 
 function labelOf(lang: string, key: unknown, label: unknown, code: string | undefined): string {
   if (key === null || key === undefined || key === '') return translate(lang, 'stats.none');

@@ -3,23 +3,9 @@
  * umi (.umirc.ts) and the main layout (sidebar) need. No React here, so .umirc.ts
  * can import it at build time and unit tests can run it in node.
  */
-import { ROUTE_TABLE as table } from '../../config/declared';
+import { ROUTE_TABLE as table, type RouteEntry } from '../../config/declared';
 
-export interface RouteEntry {
-  path: string;
-  /** Locale key suffix: the visible text is `menu.<name>` (see menuKey). */
-  name: string;
-  /** A name in the icon registry, src/components/icons.tsx. */
-  icon: string;
-  group?: string;
-  hideInMenu?: boolean;
-  /** A page under src/pages; absent means the shared "not yet available" page. */
-  component?: string;
-  /** Module key (config/permissions.json) whose rights show the route, or several any of which does; absent: any logged-in user. */
-  permission?: string | string[];
-  /** The declared statistics view (schemas/stats/<stats>.json) the statistics page (src/pages/stats) renders. */
-  stats?: string;
-}
+export type { RouteEntry };
 
 export interface MenuGroup {
   name: string;

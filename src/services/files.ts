@@ -6,29 +6,11 @@
  * no DOM beyond Blob; the request function is injected so tests drive it in node.
  */
 import { request as defaultRequest, RequestError, type RequestFn } from './request';
+import type { FileMeta, FilePolicy } from '../shared/answers';
+
+export type { FileMeta, FilePolicy };
 
 export const FILE_API = '/api/file/v1';
-
-export interface FilePolicy {
-  purpose: string;
-  ownerKind: string;
-  types: string[];
-  maxBytes: number;
-  chunkSize: number;
-  pixels?: { width: number; height: number };
-}
-
-export interface FileMeta {
-  id: string;
-  purpose: string;
-  ownerKind: string;
-  ownerId: number;
-  name: string;
-  type: string;
-  size: number;
-  sha256: string;
-  createdAt: string;
-}
 
 interface UploadStatus {
   id: string;

@@ -12,6 +12,9 @@ import { statsFiles } from '../shared/generated/catalog';
 import type { Stats, QuickRange } from '../shared/generated/stats/_stats.schema';
 import { addDays, dayText, startOfDay, toFilterRange, toDay } from '../shared/dateRanges';
 import { formatMoney, shortNumber } from '../shared/format';
+import type { StatsAnswer, StatsRow } from '../shared/answers';
+
+export type { StatsAnswer, StatsRow };
 
 export type StatsView = Stats;
 export type StatsQuickRange = QuickRange;
@@ -63,22 +66,6 @@ export interface StatsRequest {
   series?: string;
   measures?: string[];
   filters?: Record<string, unknown>;
-}
-
-export interface StatsRow {
-  key: string | number | null;
-  label: string;
-  seriesKey?: string | number | null;
-  seriesLabel?: string;
-  values: Record<string, number | null>;
-}
-
-export interface StatsAnswer {
-  dimension: string;
-  series?: string;
-  measures: string[];
-  rows: StatsRow[];
-  totals: Record<string, number | null>;
 }
 
 /** The names the query bar keeps for itself; a filter may not take one. */
