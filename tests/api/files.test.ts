@@ -16,7 +16,7 @@
  * - drafts: one per user and form, nobody else's
  */
 import crypto from 'node:crypto';
-import { signaturePng as png } from '../../mock/images';
+import { signaturePng as png } from '../support/images';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';

@@ -137,6 +137,8 @@ describe.each(dbKinds)('every GET and list route under npm start on %s', (kind) 
       token: '0'.repeat(32),
       // A screen's settings by view name.
       module: 'exam',
+      // A wizard's saved draft by its view name.
+      form: 'consultationApply',
     };
     const unfilled: string[] = [];
     const valueOf = (path: string, p: Parameter): string | number | undefined => {
