@@ -13,6 +13,7 @@ import { translate } from '../../locales';
 import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
+import type { Response } from 'playwright-core';
 import { chooseIn } from '../support/schemaPages';
 
 const zh = (key: string) => translate('zh-CN', key);
@@ -24,12 +25,24 @@ describe('statistics views in Chromium', () => {
   let b: BrowserSession;
   const extra: BrowserSession[] = [];
   const stamp = String(Date.now()).slice(-6);
+  let admin: string;
+
+  /**
+   * The answer to a call the page made, asked again through the API as the same user:
+   * reading a body over the devtools protocol fails once the page has moved on.
+   */
+  const answerOf = async <T>(response: Response): Promise<T> => {
+    const request = response.request();
+    const url = new URL(request.url());
+    const r = await server.app.inject({ method: request.method() as 'POST', url: url.pathname + url.search, headers: authed(admin), payload: request.postDataJSON() ?? undefined });
+    return r.json() as T;
+  };
 
   beforeAll(async () => {
     ({ server, b } = await startSignedIn('13800000001'));
     await b.page.setViewportSize(SCREEN);
     // One exam registered today, so today's volumes have a row whatever the demo clock made.
-    const admin = await login(server.app, '13800000001');
+    admin = await login(server.app, '13800000001');
     const hospital = (await server.db.query<{ id: number }>("SELECT id FROM org WHERE code = 'HOSP_A'")).rows[0].id;
     const item = (await server.db.query<{ id: number; organ_id: number }>('SELECT id, organ_id FROM exam_item WHERE hospital_id = $1 AND organ_id IS NOT NULL ORDER BY id LIMIT 1', [hospital])).rows[0];
     const r = await server.app.inject({
@@ -49,7 +62,7 @@ describe('statistics views in Chromium', () => {
     const { page } = b;
     const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/examVolume' && r.request().postDataJSON()?.series === 'hospital');
     await page.goto(`${server.url}/dashboard`);
-    const answer = (await (await answered).json()) as Answer;
+    const answer = await answerOf<Answer>(await answered);
     const volume = page.getByTestId('dashboard-todayVolume');
     await volume.locator('[data-testid=stats-chart-bar] canvas').first().waitFor();
     await volume.locator('[data-testid=stats-chart-pie] canvas').first().waitFor();
@@ -69,7 +82,7 @@ describe('statistics views in Chromium', () => {
     const url = new URL(page.url());
     expect(url.searchParams.get('modality')).toBe(String(first.key));
     expect(url.searchParams.get('hospitalId')).toBe(String(first.seriesKey));
-    const list = (await (await listed).json()) as { data: { total: number } };
+    const list = await answerOf<{ data: { total: number } }>(await listed);
     expect(list.data.total).toBe(first.values.exams);
     await b.shot('stats-drill-examination');
   });
@@ -78,7 +91,7 @@ describe('statistics views in Chromium', () => {
     const { page } = b;
     const answered = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/workload');
     await page.goto(`${server.url}/reportcenter`);
-    const answer = (await (await answered).json()) as Answer;
+    const answer = await answerOf<Answer>(await answered);
     const screen = page.getByTestId('stats-workload');
     await screen.getByTestId('stats-search').waitFor();
     expect(answer.data.rows.length).toBeGreaterThan(0);
@@ -93,7 +106,7 @@ describe('statistics views in Chromium', () => {
     const byDay = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/workload' && r.request().postDataJSON()?.dimension === 'day');
     await chooseIn(page, screen.getByTestId('stats-dimension'), zh('stats.dimension.day'));
     await screen.getByTestId('stats-search').click();
-    const days = (await (await byDay).json()) as Answer;
+    const days = await answerOf<Answer>(await byDay);
     await screen.locator('[data-testid=stats-table] tr.ant-table-row').filter({ hasText: String(days.data.rows[0].label) }).first().waitFor();
     expect(days.data.rows.every((r) => /^\d{4}-\d{2}-\d{2}$/.test(r.label))).toBe(true);
     await b.shot('stats-reportcenter-day');
