@@ -150,7 +150,10 @@ export class ResourceListPage {
       const filters = (r.request().postDataJSON() as { filters?: Record<string, unknown> } | null)?.filters ?? {};
       return Object.entries(values).every(([k, v]) => filters[k] === v);
     });
-    await bar.locator('.ant-btn-primary').click();
+    // While the table loads, its search button is a loading button, which swallows a
+    // click (a reload the page started itself, the column options' refetch): wait it out.
+    await this.settled();
+    await bar.locator('.ant-btn-primary:not(.ant-btn-loading)').click();
     await this.showing(await listed);
   }
   /**
