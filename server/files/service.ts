@@ -19,22 +19,9 @@ import { readImageInfo } from '../lib/images';
 import type { FileStorage } from '../storage';
 import { CHUNK_SIZE, OWNER_KINDS, PURPOSES, type KeptFile, type Purpose } from './purposes';
 import { SNIFF_BYTES, sniffType, type SniffedType } from './sniff';
-import type { FileMeta, FilePolicy } from '../../src/shared/answers';
+import type { FileMeta, FilePolicy, UploadStatus, UploadTarget } from '../../src/shared/answers';
 
-export interface UploadStatus {
-  id: string;
-  chunkSize: number;
-  chunkCount: number;
-  /** Chunk numbers that arrived, ascending. */
-  received: number[];
-  complete: boolean;
-}
-
-export interface UploadTarget {
-  purpose: string;
-  ownerId: number;
-  name: string;
-}
+export type { UploadStatus, UploadTarget };
 
 interface FileRow {
   id: string;

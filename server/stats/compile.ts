@@ -9,21 +9,11 @@
 import { scopeSql, type DataScope } from '../identity/scope';
 import { SOURCES, timeKeySql, type DimensionSql, type StatsSource } from './sources';
 import type { Stats } from '../../src/shared/generated/stats/_stats.schema';
+import type { StatsQuery } from '../../src/shared/answers';
+
+export type { StatsQuery };
 
 export type StatsView = Stats;
-
-export interface StatsQuery {
-  /** [from, to) instants (ISO). */
-  range: [string, string];
-  /** The grouping; default the view's first dimension. */
-  dimension?: string;
-  /** A second grouping (the chart's series), one of the view's `series`. */
-  series?: string;
-  /** Measures to compute; default all the view declares. */
-  measures?: string[];
-  /** Filters of the view: a value or a list of values each. */
-  filters?: Record<string, unknown>;
-}
 
 /** Why a request is refused: the body field at fault and the validation text key (validation.*). */
 export class StatsRefusal extends Error {

@@ -6,25 +6,11 @@
  * no DOM beyond Blob; the request function is injected so tests drive it in node.
  */
 import { request as defaultRequest, RequestError, type RequestFn } from './request';
-import type { FileMeta, FilePolicy } from '../shared/answers';
+import type { FileMeta, FilePolicy, UploadStatus, UploadTarget } from '../shared/answers';
 
-export type { FileMeta, FilePolicy };
+export type { FileMeta, FilePolicy, UploadTarget };
 
 export const FILE_API = '/api/file/v1';
-
-interface UploadStatus {
-  id: string;
-  chunkSize: number;
-  chunkCount: number;
-  received: number[];
-  complete: boolean;
-}
-
-export interface UploadTarget {
-  purpose: string;
-  ownerId: number;
-  name: string;
-}
 
 export interface UploadOptions {
   request?: RequestFn;

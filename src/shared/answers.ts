@@ -43,3 +43,34 @@ export interface StatsAnswer {
   rows: StatsRow[];
   totals: Record<string, number | null>;
 }
+
+/** Where an upload goes: its purpose, the owning record and the file's name. */
+export interface UploadTarget {
+  purpose: string;
+  ownerId: number;
+  name: string;
+}
+
+/** A chunked upload's state (which chunks arrived), so a broken upload resumes. */
+export interface UploadStatus {
+  id: string;
+  chunkSize: number;
+  chunkCount: number;
+  /** Chunk numbers that arrived, ascending. */
+  received: number[];
+  complete: boolean;
+}
+
+/** The body of POST /api/stat/v1/<view>. */
+export interface StatsQuery {
+  /** [from, to) instants (ISO). */
+  range: [string, string];
+  /** The grouping; default the view's first dimension. */
+  dimension?: string;
+  /** A second grouping (the chart's series), one of the view's `series`. */
+  series?: string;
+  /** Measures to compute; default all the view declares. */
+  measures?: string[];
+  /** Filters of the view: a value or a list of values each. */
+  filters?: Record<string, unknown>;
+}

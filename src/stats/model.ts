@@ -12,9 +12,11 @@ import { statsFiles } from '../shared/generated/catalog';
 import type { Stats, QuickRange } from '../shared/generated/stats/_stats.schema';
 import { addDays, dayText, startOfDay, toFilterRange, toDay } from '../shared/dateRanges';
 import { formatMoney, shortNumber } from '../shared/format';
-import type { StatsAnswer, StatsRow } from '../shared/answers';
+import type { StatsAnswer, StatsQuery, StatsRow } from '../shared/answers';
 
 export type { StatsAnswer, StatsRow };
+/** The body of POST /api/stat/v1/<view>. */
+export type StatsRequest = StatsQuery;
 
 export type StatsView = Stats;
 export type StatsQuickRange = QuickRange;
@@ -57,15 +59,6 @@ export interface StatsValues {
   /** The measures asked for (a dashboard's chart); default all the view declares. */
   measures?: string[];
   [filter: string]: unknown;
-}
-
-/** The body of POST /api/stat/v1/<view>. */
-export interface StatsRequest {
-  range: [string, string];
-  dimension?: string;
-  series?: string;
-  measures?: string[];
-  filters?: Record<string, unknown>;
 }
 
 /** The names the query bar keeps for itself; a filter may not take one. */
