@@ -12,9 +12,11 @@
  * - counts by permission: write → unwritten, rejected-back, returned; verify → first
  *   trial; the right to acknowledge → critical values (report only); nothing when
  *   every shown count is 0; modules polled are the modelList's the user may view
+ * - after a reload the same counts within one interval are not popped up again
  */
 import { noticeLines, noticeModels, type NoticeModel } from '@/report/notice/counts';
 import { startPoller } from '@/report/notice/poller';
+import { rememberShown, shownRecently } from '@/report/notice/shown';
 
 const MINUTE = 60_000;
 
@@ -144,5 +146,36 @@ describe('what a pop-up shows', () => {
     expect(noticeModels(['remote'], { report: ['view', 'write'] })).toEqual([]);
     expect(noticeModels(['report', 'other'], { report: ['view'] })).toEqual([]);
     expect(noticeModels(undefined, map)).toEqual([]);
+  });
+});
+
+describe('a pop-up after a reload', () => {
+  const memory = () => {
+    const m = new Map<string, string>();
+    return { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) };
+  };
+  const cycle = JSON.stringify({ models: ['report'], intervalMinutes: 5 });
+
+  test('the same counts under the same settings within one interval are not shown again', () => {
+    const store = memory();
+    expect(shownRecently(store, 'report', cycle, { unwritten: 2, firstTrial: 1 }, 1000, 5 * MINUTE)).toBe(false);
+    rememberShown(store, 'report', cycle, { unwritten: 2, firstTrial: 1 }, 1000);
+    // Key order does not matter; the other module has its own memory.
+    expect(shownRecently(store, 'report', cycle, { firstTrial: 1, unwritten: 2 }, 1000 + MINUTE, 5 * MINUTE)).toBe(true);
+    expect(shownRecently(store, 'remote', cycle, { unwritten: 2, firstTrial: 1 }, 1000 + MINUTE, 5 * MINUTE)).toBe(false);
+  });
+
+  test('changed counts, changed settings or a lapsed interval show it again', () => {
+    const store = memory();
+    rememberShown(store, 'report', cycle, { unwritten: 2 }, 1000);
+    expect(shownRecently(store, 'report', cycle, { unwritten: 3 }, 2000, 5 * MINUTE)).toBe(false);
+    expect(shownRecently(store, 'report', JSON.stringify({ models: ['report'], intervalMinutes: 1 }), { unwritten: 2 }, 2000, 5 * MINUTE)).toBe(false);
+    expect(shownRecently(store, 'report', cycle, { unwritten: 2 }, 1000 + 5 * MINUTE, 5 * MINUTE)).toBe(false);
+  });
+
+  test('a store holding garbage or refusing writes never hides a pop-up', () => {
+    const broken = { getItem: () => '{not json', setItem: () => { throw new Error('quota'); } };
+    expect(() => rememberShown(broken, 'report', cycle, { unwritten: 1 }, 0)).not.toThrow();
+    expect(shownRecently(broken, 'report', cycle, { unwritten: 1 }, 1, MINUTE)).toBe(false);
   });
 });

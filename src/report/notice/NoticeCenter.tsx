@@ -18,6 +18,7 @@ import { useSession } from '../../session/store';
 import { fetchNotice, type ExamNotice } from './api';
 import { MODEL_DELAY_MS, MODEL_PAGE, noticeLines, noticeModels, type NoticeCounts, type NoticeLine, type NoticeModel } from './counts';
 import { startPoller } from './poller';
+import { rememberShown, shownRecently } from './shown';
 import { startAlert } from './sound';
 
 const MINUTE_MS = 60_000;
@@ -111,6 +112,9 @@ export function NoticeCenter() {
         close(model);
         return;
       }
+      // A reload within the interval does not pop the same counts up again (./shown).
+      if (shownRecently(sessionStorage, model, cycle, counts, Date.now(), intervalMinutes * MINUTE_MS)) return;
+      rememberShown(sessionStorage, model, cycle, counts, Date.now());
       const unwritten = lines.find((l) => l.kind === 'unwritten')?.count ?? 0;
       const alerting = model === 'remote' && sound && unwritten > 0;
       if (!alerting) silence(model);
