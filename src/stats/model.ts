@@ -28,7 +28,7 @@ export function getStatsView(name: string | undefined | null): StatsView | undef
   return name && Object.prototype.hasOwnProperty.call(statsViews, name) ? statsViews[name] : undefined;
 }
 
-export const ALL_QUICK_RANGES: StatsQuickRange[] = ['today', 'yesterday', 'thisWeek', 'thisMonth', 'last7Days', 'last30Days', 'thisYear'];
+export const ALL_QUICK_RANGES: StatsQuickRange[] = ['today', 'yesterday', 'last3Days', 'thisWeek', 'thisMonth', 'last7Days', 'last30Days', 'thisYear'];
 
 /** First and last day (inclusive, local midnights) of a quick range; a week starts on Monday. */
 export function quickRangeDays(key: StatsQuickRange, now: Date = new Date()): [Date, Date] {
@@ -38,6 +38,8 @@ export function quickRangeDays(key: StatsQuickRange, now: Date = new Date()): [D
       return [today, today];
     case 'yesterday':
       return [addDays(today, -1), addDays(today, -1)];
+    case 'last3Days':
+      return [addDays(today, -2), today];
     case 'thisWeek':
       return [addDays(today, -((today.getDay() + 6) % 7)), today];
     case 'thisMonth':
