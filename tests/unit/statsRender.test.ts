@@ -18,7 +18,7 @@
  */
 import { chartModel, drillUrl, initialValues, quickRangeDays, RESERVED, statsViews, toQuerySchema, toRequest, type StatsAnswer } from '@/stats/model';
 import { dayText } from '@/shared/dateRanges';
-import { CHARTS, FIGURES, figureUrl, valueAt, visibleCharts, visibleFigures } from '@/stats/dashboard';
+import { CHARTS, FIGURES, figureUrl, measuresOf, valueAt, visibleCharts, visibleFigures } from '@/stats/dashboard';
 import { allRoutes } from '@/routes/table';
 import permissions from '../../config/permissions.json';
 
@@ -99,9 +99,23 @@ describe('statistics renderer', () => {
     }
     for (const c of CHARTS) expect([valid(c.permission), Boolean(statsViews[c.view])]).toEqual([true, true]);
     const clerk = { registration: ['view', 'add'] };
-    expect(visibleFigures(clerk).map((f) => f.key)).toEqual(['todayRegistrations']);
+    expect(visibleFigures(clerk).map((f) => f.key)).toEqual(['todayRegistrations', 'todayExamined']);
     expect(visibleCharts(clerk).map((c) => c.key)).toEqual(['todayVolume']);
-    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual(['unwritten', 'retrialBack', 'reportReturn']);
+    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual([
+      'unwritten',
+      'retrialBack',
+      'reportReturn',
+      'todayExamined',
+      'myReportsToday',
+      'myReportHoursToday',
+      'myReportHoursWeek',
+    ]);
+    // Figures of one view and range share one call, asking for the measures they show.
+    const doctor = visibleFigures({ report: ['view', 'write', 'verify'] });
+    expect([...measuresOf(doctor).entries()]).toEqual([
+      ['stats:myTurnaround:today', ['written', 'writtenHoursMedian', 'reviewedHoursMedian']],
+      ['stats:myTurnaround:thisWeek', ['writtenHoursMedian', 'reviewedHoursMedian']],
+    ]);
     expect([visibleFigures({ audit: ['view'] }), visibleCharts({ audit: ['view'] })]).toEqual([[], []]);
     expect(figureUrl(FIGURES[0], NOW)).toBe('/examination?createdAt=2026-11-26,2026-11-26');
     expect(valueAt({ totals: { exams: 3 } }, 'totals.exams')).toBe(3);
