@@ -20,6 +20,7 @@ export { StatsRefusal, type StatsQuery, type StatsView } from './compile';
 export const STATS_VIEWS: Readonly<Record<string, StatsView>> = Object.freeze(statsFiles as Record<string, StatsView>);
 for (const [name, view] of Object.entries(STATS_VIEWS)) {
   checkStatsView(name, view);
+  if (view.initialSeries && !view.series?.includes(view.initialSeries)) throw new Error(`schemas/stats/${name}.json: initialSeries ${view.initialSeries} is not a series`);
   if (view.self && !SOURCES[view.source].filters[view.self]) throw new Error(`schemas/stats/${name}.json: source ${view.source} has no filter ${view.self}`);
 }
 

@@ -62,6 +62,10 @@ export interface Stats {
    */
   series?: [Dimension, ...Dimension[]];
   /**
+   * A dimension of the source: day, week, month (of the range field), hospital, device, modality, doctor, patientSource, …
+   */
+  initialSeries?: string;
+  /**
    * Filters of the query bar, each a filter of the source (values bound as parameters). options: where the choices come from, as a view field's (a code table, a dictionary or a resource).
    */
   filters?: {
