@@ -1,7 +1,8 @@
 /**
  * Home page: the user's work to act on (config/dashboard.json: each figure shown to
- * holders of its permission keys, a click opens its list), today's volumes from the
- * declared statistics view, and the server's health.
+ * holders of its permission keys, a click opens its list; one call per distinct source),
+ * today's volumes and the user's own turnaround from declared statistics views, the
+ * volume chart (loaded after the figures) and the server's health.
  */
 import { Alert, Card, Descriptions, Empty, Statistic, Typography } from 'antd';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
