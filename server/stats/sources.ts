@@ -44,6 +44,18 @@ export interface StatsSource {
 const timeKey = (at: string, unit: 'day' | 'week' | 'month') =>
   `to_char(date_trunc('${unit}', ${at} AT TIME ZONE '${REGION_TIME_ZONE}'), '${unit === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD'}')`;
 
+/** What every source over the exam (alias e) groups and filters by alike. */
+const EXAM_DIMENSIONS: Record<string, DimensionSql> = {
+  modality: { key: "coalesce(e.modality, '')" },
+  hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
+  patientSource: { key: 'e.patient_source', code: 'patientSource' },
+};
+const EXAM_FILTERS: Record<string, FilterSql> = {
+  hospitalId: { sql: 'e.hospital_id', type: 'integer' },
+  modality: { sql: 'e.modality', type: 'string' },
+  patientSource: { sql: 'e.patient_source', type: 'integer' },
+};
+
 /** Exams as the exam list shows them (not hidden), with the report row when there is one. */
 const exam: StatsSource = {
   from: 'exam e LEFT JOIN report r ON r.id = e.id',
@@ -51,18 +63,14 @@ const exam: StatsSource = {
   scope: inScope,
   dates: { createdAt: 'e.created_at', examTime: 'e.exam_time', appointTime: 'e.appoint_time' },
   dimensions: {
-    modality: { key: "coalesce(e.modality, '')" },
-    hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
+    ...EXAM_DIMENSIONS,
     device: { key: 'e.device_id', label: 'max(e.device_name)' },
-    patientSource: { key: 'e.patient_source', code: 'patientSource' },
     businessMode: { key: '(SELECT o.business_mode FROM org o WHERE o.id = e.hospital_id)', code: 'businessMode' },
     ...timeDimensions(),
   },
   filters: {
-    hospitalId: { sql: 'e.hospital_id', type: 'integer' },
-    modality: { sql: 'e.modality', type: 'string' },
+    ...EXAM_FILTERS,
     deviceId: { sql: 'e.device_id', type: 'integer' },
-    patientSource: { sql: 'e.patient_source', type: 'integer' },
     examState: { sql: 'e.exam_state', type: 'integer' },
   },
   fields: {
@@ -113,16 +121,10 @@ const examItem: StatsSource = {
   dimensions: {
     item: { key: 'l.item_id', label: 'max(l.item_name)' },
     bodyPart: { key: 'l.organ_id', label: 'max(l.organ_name)' },
-    modality: { key: "coalesce(e.modality, '')" },
-    hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
-    patientSource: { key: 'e.patient_source', code: 'patientSource' },
+    ...EXAM_DIMENSIONS,
     ...timeDimensions(),
   },
-  filters: {
-    hospitalId: { sql: 'e.hospital_id', type: 'integer' },
-    modality: { sql: 'e.modality', type: 'string' },
-    patientSource: { sql: 'e.patient_source', type: 'integer' },
-  },
+  filters: EXAM_FILTERS,
   fields: { price: 'l.price' },
   conditions: { examined: 'e.exam_state = 2' },
 };
