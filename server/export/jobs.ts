@@ -255,3 +255,25 @@ export async function writeListExport(
   await stored;
   return done;
 }
+
+/**
+ * An export written at once by its feature (a statistics view's sheet: a few hundred
+ * rows at most), recorded as a finished job of `kind` so the export list shows it
+ * beside the queued ones and offers it again. The file is stored first: a row never
+ * points at a missing file. Resolves with the job id.
+ */
+export async function recordFinishedExport(
+  db: Db,
+  storage: FileStorage,
+  job: { userId: number; kind: string; lang: string; filters: unknown; scope: DataScope; fileName: string; rows: number },
+  file: Buffer,
+): Promise<number> {
+  const key = `${EXPORT_PREFIX}${job.kind}-${crypto.randomBytes(8).toString('hex')}.xlsx`;
+  await storage.put(key, file);
+  const { rows } = await db.query<{ id: number }>(
+    `INSERT INTO export_job (user_id, kind, lang, filters, scope, sees_plain, state, rows_done, rows_total, file_key, file_name, started_at, finished_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, false, 'done', $6, $6, $7, $8, now(), now()) RETURNING id`,
+    [job.userId, job.kind, job.lang, JSON.stringify(job.filters ?? {}), JSON.stringify(job.scope), job.rows, key, `${job.fileName}-${fileStamp(new Date())}.xlsx`],
+  );
+  return rows[0].id;
+}

@@ -2,7 +2,8 @@
  * /api/stat/v1: the declared statistics views (schemas/stats/*.json, run by
  * server/stats). Two routes per view, each with the view's own permission key:
  *   POST /<view>          {range, dimension?, series?, measures?, filters?} → rows, totals
- *   POST /<view>/export   the same body → the rows as .xlsx (the view's export right)
+ *   POST /<view>/export   the same body → the rows as .xlsx (the view's export right),
+ *                         also recorded as a finished job on the export list
  * Both are cut to the caller's data scope by the compiler; a name the view does not
  * declare, a missing or too long range, or a bad filter value answers UAA421 naming it.
  */
@@ -11,6 +12,7 @@ import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { t } from '../plugins/platform';
+import { recordFinishedExport } from '../export/jobs';
 import { runStats, statsWorkbook, StatsRefusal, STATS_VIEWS, type StatsQuery } from '../stats';
 
 const NAME = { type: 'string', pattern: '^[a-z][A-Za-z0-9]*$', maxLength: 40 };
@@ -67,7 +69,7 @@ export default async function statRoutes(fastify: FastifyInstance) {
     const run = async (request: FastifyRequest<{ Body: StatsQuery }>) => {
       const me = caller(request);
       try {
-        return await runStats(fastify.db, view, request.body, me.scope, request.lang);
+        return await runStats(fastify.db, view, request.body, me, request.lang);
       } catch (e) {
         throw e instanceof StatsRefusal ? refused(request, e) : e;
       }
@@ -88,12 +90,17 @@ export default async function statRoutes(fastify: FastifyInstance) {
         schema: { tags: ['stat'], summary: `Statistics ${name} as .xlsx (the same rows and totals)`, body: BODY },
       },
       async (request, reply) => {
+        const me = caller(request);
         const answer = await run(request);
-        const fileName = `${t(request, `stats.${name}.title`)}.xlsx`;
+        const title = t(request, `stats.${name}.title`);
+        const fileName = `${title}.xlsx`;
+        const file = await statsWorkbook(name, view, answer, request.lang);
+        // Recorded on the export list (/exportReportList) like every other export.
+        await recordFinishedExport(fastify.db, fastify.storage, { userId: me.userId, kind: 'stats', lang: request.lang, filters: { view: name, ...request.body }, scope: me.scope, fileName: title, rows: answer.rows.length }, file);
         return reply
           .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
           .header('Content-Disposition', `attachment; filename="${name}.xlsx"; filename*=UTF-8''${encodeURIComponent(fileName)}`)
-          .send(await statsWorkbook(name, view, answer, request.lang));
+          .send(file);
       },
     );
   }

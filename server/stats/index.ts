@@ -12,12 +12,38 @@ import { LIMITS } from '../../config/limits';
 import { excel } from '../lib/excel';
 import { statsFiles } from '../../src/shared/generated/catalog';
 import { checkStatsView, compileStats, type StatsQuery, type StatsView } from './compile';
+import { SOURCES } from './sources';
 import type { StatsAnswer, StatsRow } from '../../src/shared/answers';
 
 export { StatsRefusal, type StatsQuery, type StatsView } from './compile';
 
 export const STATS_VIEWS: Readonly<Record<string, StatsView>> = Object.freeze(statsFiles as Record<string, StatsView>);
-for (const [name, view] of Object.entries(STATS_VIEWS)) checkStatsView(name, view);
+for (const [name, view] of Object.entries(STATS_VIEWS)) {
+  checkStatsView(name, view);
+  if (view.initialSeries && !view.series?.includes(view.initialSeries)) throw new Error(`schemas/stats/${name}.json: initialSeries ${view.initialSeries} is not a series`);
+  if (view.self && !SOURCES[view.source].filters[view.self]) throw new Error(`schemas/stats/${name}.json: source ${view.source} has no filter ${view.self}`);
+}
+
+/** Who asks: their data scope and their own user id (a view's `self`). */
+export interface StatsCaller {
+  scope: DataScope;
+  userId: number;
+}
+
+/**
+ * The view and request as the caller may run them: an own-hospital view narrows the
+ * scope to the current hospital (the first of the scope's, see identity/scope.ts); a
+ * `self` view declares its filter here and binds it to the caller, whatever was sent.
+ */
+function forCaller(view: StatsView, query: StatsQuery, caller: StatsCaller): { view: StatsView; query: StatsQuery; scope: DataScope } {
+  const scope = view.ownHospital ? { ...caller.scope, all: false, hospitalIds: caller.scope.hospitalIds.slice(0, 1) } : caller.scope;
+  if (!view.self) return { view, query, scope };
+  return {
+    view: { ...view, filters: [...(view.filters ?? []), { key: view.self }] },
+    query: { ...query, filters: { ...(query.filters ?? {}), [view.self]: caller.userId } },
+    scope,
+  };
+}
 
 function labelOf(lang: string, key: unknown, label: unknown, code: string | undefined): string {
   if (key === null || key === undefined || key === '') return translate(lang, 'stats.none');
@@ -25,7 +51,8 @@ function labelOf(lang: string, key: unknown, label: unknown, code: string | unde
   return label === null || label === undefined ? String(key) : String(label);
 }
 
-export async function runStats(q: Queryable, view: StatsView, query: StatsQuery, scope: DataScope, lang: string): Promise<StatsAnswer> {
+export async function runStats(q: Queryable, declared: StatsView, asked: StatsQuery, caller: StatsCaller, lang: string): Promise<StatsAnswer> {
+  const { view, query, scope } = forCaller(declared, asked, caller);
   const c = compileStats(view, query, scope, LIMITS.statsRangeDays);
   const [grouped, total] = await Promise.all([q.query<Record<string, unknown>>(c.sql, c.params), q.query<Record<string, number | null>>(c.totalSql, c.params)]);
   const pick = (r: Record<string, unknown>) => Object.fromEntries(c.measures.map((m) => [m, r[m] === null || r[m] === undefined ? null : Number(r[m])]));

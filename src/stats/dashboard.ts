@@ -12,7 +12,8 @@ export interface FigureDef {
   permission: string[];
   call?: { path: string; query?: Record<string, string> };
   value?: string;
-  stats?: { view: string; measure: string };
+  /** A measure's total of a statistics view over today, or over a quick range of the view. */
+  stats?: { view: string; measure: string; range?: string };
   open: string;
 }
 
@@ -23,7 +24,7 @@ export interface ChartDef {
   values: { dimension?: string; series?: string; measures?: string[] };
 }
 
-export const FIGURES: readonly FigureDef[] = dashboard.figures;
+export const FIGURES: readonly FigureDef[] = dashboard.figures as FigureDef[];
 export const CHARTS: readonly ChartDef[] = dashboard.charts;
 
 export function visibleFigures(map: PermissionMap | null): FigureDef[] {
@@ -34,9 +35,20 @@ export function visibleCharts(map: PermissionMap | null): ChartDef[] {
   return CHARTS.filter((c) => can(map, c.permission));
 }
 
-/** The one key of a figure's source: figures with the same call share its answer. */
+/** The one key of a figure's source: figures with the same call (or the same view and range) share its answer. */
 export function sourceKey(f: FigureDef): string {
-  return f.stats ? `stats:${f.stats.view}` : `call:${f.call?.path}?${new URLSearchParams(f.call?.query ?? {}).toString()}`;
+  return f.stats ? `stats:${f.stats.view}:${f.stats.range ?? 'today'}` : `call:${f.call?.path}?${new URLSearchParams(f.call?.query ?? {}).toString()}`;
+}
+
+/** The measures each statistics source is asked for: those its figures show, so one call serves them all. */
+export function measuresOf(figures: FigureDef[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const f of figures) {
+    if (!f.stats) continue;
+    const key = sourceKey(f);
+    out.set(key, [...new Set([...(out.get(key) ?? []), f.stats.measure])]);
+  }
+  return out;
 }
 
 /** A dotted path's number in an answer (undefined when absent). */

@@ -28,7 +28,7 @@ export function getStatsView(name: string | undefined | null): StatsView | undef
   return name && Object.prototype.hasOwnProperty.call(statsViews, name) ? statsViews[name] : undefined;
 }
 
-export const ALL_QUICK_RANGES: StatsQuickRange[] = ['today', 'yesterday', 'thisWeek', 'thisMonth', 'last7Days', 'last30Days', 'thisYear'];
+export const ALL_QUICK_RANGES: StatsQuickRange[] = ['today', 'yesterday', 'last3Days', 'thisWeek', 'thisMonth', 'last7Days', 'last30Days', 'thisYear'];
 
 /** First and last day (inclusive, local midnights) of a quick range; a week starts on Monday. */
 export function quickRangeDays(key: StatsQuickRange, now: Date = new Date()): [Date, Date] {
@@ -38,6 +38,8 @@ export function quickRangeDays(key: StatsQuickRange, now: Date = new Date()): [D
       return [today, today];
     case 'yesterday':
       return [addDays(today, -1), addDays(today, -1)];
+    case 'last3Days':
+      return [addDays(today, -2), today];
     case 'thisWeek':
       return [addDays(today, -((today.getDay() + 6) % 7)), today];
     case 'thisMonth':
@@ -66,7 +68,7 @@ export const RESERVED = ['range', 'dimension', 'series', 'measures'];
 
 export function initialValues(view: StatsView, now: Date = new Date()): StatsValues {
   const [first, last] = quickRangeDays(view.range.initial, now);
-  return { range: [dayText(first), dayText(last)], dimension: view.dimensions[0] };
+  return { range: [dayText(first), dayText(last)], dimension: view.dimensions[0], ...(view.initialSeries ? { series: view.initialSeries } : {}) };
 }
 
 /** The query bar (Formily): the required date range with the view's quick ranges, the grouping, the series and the filters. */
@@ -167,6 +169,9 @@ export function categoriesOf(answer: StatsAnswer): { categories: Category[]; ser
 
 export type ChartDef = StatsView['charts'][number];
 
+/** Most slices a pie shows: the largest, then one for all the others. */
+export const PIE_SLICES = 12;
+
 /** What a click on the chart maps back to: the group and the series keys of each data point. */
 export interface ChartModel {
   option: Record<string, unknown>;
@@ -184,13 +189,21 @@ export function chartModel(name: string, view: StatsView, chart: ChartDef, answe
   const tooltip = { trigger: chart.type === 'pie' ? 'item' : 'axis' };
   if (chart.type === 'pie') {
     const m = chart.measures[0];
-    const data = categories.map((c) => ({
+    const all = categories.map((c) => ({
+      c,
       name: c.label,
       value: answer.series ? series.reduce((sum, s) => sum + (valueAt(c, s, m) ?? 0), 0) : valueAt(c, undefined, m),
     }));
+    // A readable pie: the largest slices, the rest as one (which drills nowhere).
+    const shown = all.length > PIE_SLICES ? [...all].sort((a, b) => (b.value ?? 0) - (a.value ?? 0)).slice(0, PIE_SLICES - 1) : all;
+    const rest = all.length > PIE_SLICES ? all.filter((x) => !shown.includes(x)) : [];
+    const data = [
+      ...shown.map(({ name, value }) => ({ name, value })),
+      ...(rest.length ? [{ name: t('stats.other'), value: rest.reduce((sum, x) => sum + (x.value ?? 0), 0) }] : []),
+    ];
     return {
       option: { tooltip, legend: { type: 'scroll', bottom: 0 }, series: [{ type: 'pie', name: measureLabel(m), radius: ['35%', '65%'], data }] },
-      pointKeys: (i) => (categories[i] ? { key: categories[i].key } : undefined),
+      pointKeys: (i) => (shown[i] ? { key: shown[i].c.key } : undefined),
     };
   }
   const lines = answer.series

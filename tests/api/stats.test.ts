@@ -15,13 +15,22 @@
  *   range, a reversed range and a range over limits.statsRangeDays answer 400 UAA421;
  *   a view the caller has no right to answers 403 UAA103
  * - workload: reports written per doctor agree with a direct count of submitted reports
- * - export: the same rows as .xlsx with the totals row last
+ * - export: the same rows as .xlsx with the totals row last, recorded on the export list
+ * - every declared view (iterated, so a new view is covered without a line here), each
+ *   grouping: rows of a hospital outside the caller's scope (a new hospital X, exams,
+ *   items, bookings and reports written by the caller there) change no answer of a
+ *   hospital-A manager (own hospital), of a manager holding the regional authorization
+ *   of B, nor of a manager limited by custom conditions (CT only), while the
+ *   administrator's (or, for own-hospital and own-work views, the manager's) answers do
+ *   change: the check could fail
  */
 import ExcelJS from 'exceljs';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { hashPassword } from '../../server/identity/passwords';
+import { STATS_VIEWS } from '../../server/stats';
+import permissions from '../../config/permissions.json';
 
 const STAT = '/api/stat/v1';
 const DAY = 86_400_000;
@@ -35,6 +44,7 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
   const to = new Date(Date.now() + DAY).toISOString();
   const from = new Date(Date.now() - 360 * DAY).toISOString();
   const range = [from, to];
+  const stamp = String(Date.now()).slice(-5);
   const call = (url: string, payload: object, token: string) =>
     p.app.inject({ method: 'POST', url, headers: authed(token), payload }).then((r) => ({ code: r.statusCode, body: r.json() }));
   type Row = { key: number | string; label: string; seriesKey?: string; values: Record<string, number> };
@@ -155,5 +165,89 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
     expect(sheet.getRow(sheet.rowCount).getCell(2).value).toBe(shown.body.data.totals.exams);
     const refused = await p.app.inject({ method: 'POST', url: `${STAT}/workload/export`, headers: authed(clerkA), payload: { range } });
     expect(refused.statusCode).toBe(403);
+    // Recorded on the export list, and downloadable again from there.
+    const jobs = await p.app.inject({ method: 'GET', url: '/api/ris/v1/export/list', headers: authed(admin) });
+    const job = jobs.json().data.list.find((j: { kind: string }) => j.kind === 'stats');
+    expect(job).toMatchObject({ state: 'done', rowsTotal: shown.body.data.rows.length });
+    expect(job.fileName).toMatch(/\.xlsx$/);
+    const again = await p.app.inject({ method: 'GET', url: `/api/ris/v1/export/download/${job.id}`, headers: authed(admin) });
+    expect([again.statusCode, again.rawPayload.length]).toEqual([200, r.rawPayload.length]);
+  });
+
+  test('no declared view reveals a hospital outside the caller\'s data scope (own hospital, regional authorization, custom conditions)', async () => {
+    // Every right there is, so only the data scope stands between a manager and the rows.
+    const everything = JSON.stringify(permissions.modules);
+    const manager = async (mobile: string, name: string, scope: { data: string; conditions?: object; region?: number[] }) => {
+      const role = await p.db.query<{ id: number }>(
+        `INSERT INTO role (name, explain, permissions, data_scope, data_conditions, region_org_ids) VALUES ($1, '', $2::jsonb, $3, $4::jsonb, $5::jsonb) RETURNING id`,
+        [name, everything, scope.data, scope.conditions ? JSON.stringify(scope.conditions) : null, JSON.stringify(scope.region ?? [])],
+      );
+      const user = await p.db.query<{ id: number }>('INSERT INTO app_user (mobile, name, status, password_hash, title) VALUES ($1, $2, 1, $3, 3) RETURNING id', [mobile, name, await hashPassword('Stat#2026x')]);
+      await p.db.query('INSERT INTO user_membership (user_id, hospital_id, role_id) VALUES ($1, $2, $3)', [user.rows[0].id, orgs.HOSP_A, role.rows[0].id]);
+      return { id: user.rows[0].id, token: await login(p.app, mobile, 'Stat#2026x') };
+    };
+    const own = await manager('13700000041', 'A院管理员', { data: 'own' });
+    const regional = await manager('13700000042', 'A院区域管理员', { data: 'own', region: [orgs.HOSP_B] });
+    const custom = await manager('13700000043', 'A院CT管理员', { data: 'custom', conditions: { logic: 'and', conditions: [{ field: 'modality', op: 'eq', value: 'CT' }] } });
+    const callers = { own, regional, custom };
+
+    // Every view, every grouping but repeated periods, each caller: the answers as they stand.
+    const ask = async (token: string) => {
+      const out: Record<string, unknown> = {};
+      for (const [name, view] of Object.entries(STATS_VIEWS)) {
+        // Every grouping but the periods (the same rows keyed by date) beyond the first.
+        for (const dimension of new Set([view.dimensions[0], ...view.dimensions.filter((d) => !['day', 'week', 'month'].includes(d))])) {
+          const r = await call(`${STAT}/${name}`, { range, dimension }, token);
+          // Answered, or refused for want of a right (never failed: a failure would compare equal).
+          expect([`${name}/${dimension}`, [200, 403].includes(r.code)]).toEqual([`${name}/${dimension}`, true]);
+          out[`${name}/${dimension}`] = r.code === 200 ? r.body.data : r.code;
+        }
+      }
+      return out;
+    };
+    const snapshot = async () => ({
+      admin: await ask(admin),
+      ...Object.fromEntries(await Promise.all(Object.entries(callers).map(async ([k, c]) => [k, await ask(c.token)] as const))),
+    });
+
+    // An exam of `hospital` in every state a view counts: registered, booked and arrived,
+    // examined, with an item, its report written, reviewed and rechecked by `doctor`.
+    const item = (await p.db.query<{ id: number }>('SELECT id FROM exam_item ORDER BY id LIMIT 1')).rows[0].id;
+    let n = 0;
+    const plant = async (hospital: number, modality: string, doctor: number) => {
+      n += 1;
+      const code = `SX${stamp}${n}`;
+      const e = await p.db.query<{ id: number }>(
+        `INSERT INTO exam (hospital_id, exam_code, study_uid, his_patient_name, patient_id, age, age_unit, sex, patient_source, scheduled_start,
+                           scheduled_step_id, requested_procedure_id, modality, exam_state, exam_time, appointment, appoint_time, arrived_at, price, device_name)
+         VALUES ($1, $2, $3, '范围外', $2, 40, 1, 1, 1, now(), $2, $2, $4, 2, now() - interval '1 hour', true, now(), now(), 321, '范围外设备') RETURNING id`,
+        [hospital, code, `2.25.${Date.now()}${n}`, modality],
+      );
+      await p.db.query('INSERT INTO exam_item_line (exam_id, position, item_id, item_name, price) VALUES ($1, 0, $2, $3, 321)', [e.rows[0].id, item, '范围外项目']);
+      await p.db.query(
+        `INSERT INTO report (id, report_state, positive, writer_id, writer_name, first_trial_time, reviewer_id, reviewer_name, retrial_time, recheck_doctor_id, recheck_doctor_name, recheck_time)
+         VALUES ($1, 4, true, $2, 'x', now(), $2, 'x', now(), $2, 'x', now())`,
+        [e.rows[0].id, doctor],
+      );
+    };
+
+    const before = await snapshot();
+    // Hospital X: nobody above holds it, though the managers wrote its reports.
+    const x = (await p.db.query<{ id: number }>(`INSERT INTO org (code, name, kind, parent_id) VALUES ($1, '范围外医院', 'subordinate', $2) RETURNING id`, [`HOSP_X${stamp}`, orgs.CENTRAL])).rows[0].id;
+    for (const c of Object.values(callers)) await plant(x, 'CT', c.id);
+    const afterX = await snapshot();
+    // Hospital A, but not CT: outside the custom conditions only.
+    for (const c of Object.values(callers)) await plant(orgs.HOSP_A, 'MR', c.id);
+    const afterA = await snapshot();
+
+    for (const key of Object.keys(before.admin)) {
+      for (const who of Object.keys(callers) as Array<keyof typeof callers>) {
+        expect([key, who, afterX[who][key]]).toEqual([key, who, before[who][key]]);
+      }
+      expect([key, 'custom', afterA.custom[key]]).toEqual([key, 'custom', afterX.custom[key]]);
+      // The planted rows are counted by someone: the administrator, or the manager of A for its own hospital and own work.
+      const seen = JSON.stringify(afterX.admin[key]) !== JSON.stringify(before.admin[key]) || JSON.stringify(afterA.own[key]) !== JSON.stringify(afterX.own[key]);
+      expect([key, seen]).toEqual([key, true]);
+    }
   });
 });

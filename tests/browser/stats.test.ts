@@ -7,6 +7,11 @@
  * 2. /reportcenter (workload): the query bar from the declaration, the chart and the
  *    table by doctor; grouped by day it asks again; the Excel export downloads
  * 3. a clerk's home page: today's registrations and the volume chart, no report figures
+ * 4. every statistics screen of config/routes.json (iterated: a new one is covered
+ *    without a line here), as the regional administrator (zh-CN) and as a hospital-A
+ *    manager (en-US, own data): the chart drawn and the table's rows those of the
+ *    answer; the manager exports one (listed on /exportReportList) and drills through
+ *    one row of /checkstat to the exam list, which finds the same count
  * Screenshots: tests/.artifacts/stats-*.png.
  */
 import { translate } from '../../locales';
@@ -15,6 +20,13 @@ import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserS
 import type { InProcessPlatform } from '../support/inprocess';
 import type { Response } from 'playwright-core';
 import { chooseIn } from '../support/schemaPages';
+import routes from '../../config/routes.json';
+import { statsFiles } from '../../src/shared/generated/catalog';
+import { hashPassword } from '../../server/identity/passwords';
+
+/** The statistics screens: routes rendered by the generic statistics view. */
+const STATS_ROUTES = routes.layout.filter((r) => 'stats' in r && r.component === 'stats') as Array<{ path: string; stats: string }>;
+const en = (key: string) => translate('en-US', key);
 
 const zh = (key: string) => translate('zh-CN', key);
 const SCREEN = { width: 1920, height: 1080 };
@@ -25,6 +37,7 @@ describe('statistics views in Chromium', () => {
   let b: BrowserSession;
   const extra: BrowserSession[] = [];
   const stamp = String(Date.now()).slice(-6);
+  let attempt = 0;
   let admin: string;
 
   /**
@@ -115,6 +128,80 @@ describe('statistics views in Chromium', () => {
     await screen.getByTestId('stats-export').click();
     expect((await download).suggestedFilename()).toMatch(/\.xlsx$/);
   });
+
+  test('every statistics screen as the regional administrator and as a hospital-A manager; an export, a drill-through', async () => {
+    // A manager of hospital A: every statistics right, the exam and report lists, own
+    // data (a retried attempt signs up one of its own).
+    attempt += 1;
+    const grants = Object.fromEntries(Object.entries((await import('../../config/permissions.json')).modules).filter(([m]) => m.startsWith('stat.') || m === 'ownDataAnalysis'));
+    const role = await server.db.query<{ id: number }>(`INSERT INTO role (name, explain, permissions, data_scope) VALUES ($1, '', $2::jsonb, 'own') RETURNING id`, [
+      `A院统计管理员${stamp}${attempt}`,
+      JSON.stringify({ ...grants, registration: ['view'], report: ['view'] }),
+    ]);
+    const mobile = `1370${stamp}${attempt}`;
+    const user = await server.db.query<{ id: number }>("INSERT INTO app_user (mobile, name, status, password_hash) VALUES ($1, 'A院主任', 1, $2) RETURNING id", [mobile, await hashPassword('Stat#2026x')]);
+    const hospitalA = (await server.db.query<{ id: number }>("SELECT id FROM org WHERE code = 'HOSP_A'")).rows[0].id;
+    await server.db.query('INSERT INTO user_membership (user_id, hospital_id, role_id) VALUES ($1, $2, $3)', [user.rows[0].id, hospitalA, role.rows[0].id]);
+    const m = await openBrowser({ locale: 'en-US' });
+    extra.push(m);
+    await m.page.setViewportSize(SCREEN);
+    await loginInBrowser(m.page, server.url, mobile, 'Stat#2026x');
+    const managerToken = await login(server.app, mobile, 'Stat#2026x');
+
+    const visit = async (s: BrowserSession, token: string, route: { path: string; stats: string }, tag: string) => {
+      const answered = s.page.waitForResponse((r) => new URL(r.url()).pathname === `/api/stat/v1/${route.stats}`);
+      await s.page.goto(`${server.url}${route.path}`);
+      const request = (await answered).request();
+      const again = await server.app.inject({ method: 'POST', url: `/api/stat/v1/${route.stats}`, headers: authed(token), payload: request.postDataJSON() });
+      const answer = again.json() as Answer;
+      const screen = s.page.getByTestId(`stats-${route.stats}`);
+      // The regional administrator's own hospital is the region, which registers no exams.
+      if (tag === 'admin' && (statsFiles as Record<string, { ownHospital?: boolean }>)[route.stats].ownHospital) {
+        expect(answer.data.rows).toEqual([]);
+        await screen.getByTestId('stats-empty').waitFor();
+        await s.shot(`stats-${tag}-${route.stats}`);
+        return { screen, answer, rows: screen.locator('[data-testid=stats-table] tr.ant-table-row') };
+      }
+      expect([route.path, tag, answer.data.rows.length > 0]).toEqual([route.path, tag, true]);
+      await screen.locator('[data-testid^=stats-chart-] canvas').first().waitFor();
+      const rows = screen.locator('[data-testid=stats-table] tr.ant-table-row');
+      await rows.first().waitFor();
+      expect([route.path, tag, await rows.count()]).toEqual([route.path, tag, Math.min(20, answer.data.rows.length)]);
+      await s.shot(`stats-${tag}-${route.stats}`);
+      return { screen, answer, rows };
+    };
+
+    for (const route of STATS_ROUTES) await visit(b, admin, route, 'admin');
+    const seen: Record<string, Answer> = {};
+    for (const route of STATS_ROUTES) {
+      const { answer } = await visit(m, managerToken, route, 'manager');
+      seen[route.stats] = answer;
+      // Own data: a grouping by hospital (where the view has it first) shows hospital A only.
+      if ((answer as unknown as { data: { dimension: string } }).data.dimension === 'hospital') expect([...new Set(answer.data.rows.map((r) => r.key))]).toEqual([hospitalA]);
+    }
+
+    // An export: downloaded, and listed on the export list.
+    const exportRoute = STATS_ROUTES.find((r) => r.stats === 'business') ?? STATS_ROUTES[0];
+    const { screen } = await visit(m, managerToken, exportRoute, 'manager');
+    const download = m.page.waitForEvent('download');
+    await screen.getByTestId('stats-export').click();
+    expect((await download).suggestedFilename()).toMatch(/\.xlsx$/);
+    await m.page.goto(`${server.url}/exportReportList`);
+    await m.page.locator('tr.ant-table-row').filter({ hasText: en('entity.exportJob.kind.stats') }).first().waitFor();
+    await m.shot('stats-manager-exportlist');
+
+    // A drill-through: the first row of /checkstat (by modality) opens the exam list, which counts the same.
+    const check = STATS_ROUTES.find((r) => r.stats === 'checkstat')!;
+    const { answer, rows } = await visit(m, managerToken, check, 'manager');
+    const listed = m.page.waitForResponse((r) => new URL(r.url()).pathname === '/api/ris/v1/exam/list');
+    await rows.first().click();
+    await m.page.waitForURL('**/examination?**');
+    expect(new URL(m.page.url()).searchParams.get('modality')).toBe(String(answer.data.rows[0].key));
+    const req = (await listed).request();
+    const list = await server.app.inject({ method: req.method() as 'POST', url: new URL(req.url()).pathname + new URL(req.url()).search, headers: authed(managerToken), payload: req.postDataJSON() });
+    expect(list.json().data.total).toBe(answer.data.rows[0].values.exams);
+    await m.shot('stats-manager-drill');
+  }, 300_000);
 
   test("a clerk's home page: today's registrations and the volumes, no report work", async () => {
     const s = await openBrowser();

@@ -16,9 +16,9 @@
  * - drill-through: the group's key as the list's field, the query bar's filters, the
  *   range narrowed to a week's days; no URL for a grouping without a list field
  */
-import { chartModel, drillUrl, initialValues, quickRangeDays, RESERVED, statsViews, toQuerySchema, toRequest, type StatsAnswer } from '@/stats/model';
+import { chartModel, drillUrl, initialValues, PIE_SLICES, quickRangeDays, RESERVED, statsViews, toQuerySchema, toRequest, type StatsAnswer } from '@/stats/model';
 import { dayText } from '@/shared/dateRanges';
-import { CHARTS, FIGURES, figureUrl, valueAt, visibleCharts, visibleFigures } from '@/stats/dashboard';
+import { CHARTS, FIGURES, figureUrl, measuresOf, valueAt, visibleCharts, visibleFigures } from '@/stats/dashboard';
 import { allRoutes } from '@/routes/table';
 import permissions from '../../config/permissions.json';
 
@@ -74,6 +74,13 @@ describe('statistics renderer', () => {
     const pie = chartModel('examVolume', view, { type: 'pie', measures: ['exams'] }, answer, t);
     expect((pie.option.series as Array<{ data: unknown }>)[0].data).toEqual([{ name: 'CT', value: 7 }, { name: 'DR', value: 4 }]);
     expect(pie.pointKeys(0, 0)).toEqual({ key: 'CT' });
+    // Many groups: the largest slices, then one for the rest, which drills nowhere.
+    const many: StatsAnswer = { dimension: 'device', measures: ['exams'], rows: Array.from({ length: 20 }, (_, i) => ({ key: i + 1, label: `D${i + 1}`, values: { exams: i + 1 } })), totals: { exams: 210 } };
+    const capped = chartModel('examVolume', view, { type: 'pie', measures: ['exams'] }, many, t);
+    const slices = (capped.option.series as Array<{ data: Array<{ name: string; value: number }> }>)[0].data;
+    expect([slices.length, slices[0], slices[PIE_SLICES - 1]]).toEqual([PIE_SLICES, { name: 'D20', value: 20 }, { name: 'stats.other', value: 45 }]);
+    expect(slices.reduce((sum, x) => sum + x.value, 0)).toBe(210);
+    expect([capped.pointKeys(0, 0), capped.pointKeys(PIE_SLICES - 1, 0)]).toEqual([{ key: 20 }, undefined]);
   });
 
   test('drill-through', () => {
@@ -99,9 +106,23 @@ describe('statistics renderer', () => {
     }
     for (const c of CHARTS) expect([valid(c.permission), Boolean(statsViews[c.view])]).toEqual([true, true]);
     const clerk = { registration: ['view', 'add'] };
-    expect(visibleFigures(clerk).map((f) => f.key)).toEqual(['todayRegistrations']);
+    expect(visibleFigures(clerk).map((f) => f.key)).toEqual(['todayRegistrations', 'todayExamined']);
     expect(visibleCharts(clerk).map((c) => c.key)).toEqual(['todayVolume']);
-    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual(['unwritten', 'retrialBack', 'reportReturn']);
+    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual([
+      'unwritten',
+      'retrialBack',
+      'reportReturn',
+      'todayExamined',
+      'myReportsToday',
+      'myReportHoursToday',
+      'myReportHoursWeek',
+    ]);
+    // Figures of one view and range share one call, asking for the measures they show.
+    const doctor = visibleFigures({ report: ['view', 'write', 'verify'] });
+    expect([...measuresOf(doctor).entries()]).toEqual([
+      ['stats:myTurnaround:today', ['written', 'writtenHoursMedian', 'reviewedHoursMedian']],
+      ['stats:myTurnaround:thisWeek', ['writtenHoursMedian', 'reviewedHoursMedian']],
+    ]);
     expect([visibleFigures({ audit: ['view'] }), visibleCharts({ audit: ['view'] })]).toEqual([[], []]);
     expect(figureUrl(FIGURES[0], NOW)).toBe('/examination?createdAt=2026-11-26,2026-11-26');
     expect(valueAt({ totals: { exams: 3 } }, 'totals.exams')).toBe(3);

@@ -1,10 +1,11 @@
 /**
  * Home page: the user's work to act on (config/dashboard.json: each figure shown to
- * holders of its permission keys, a click opens its list), today's volumes from the
- * declared statistics view, and the server's health.
+ * holders of its permission keys, a click opens its list; one call per distinct source),
+ * today's volumes and the user's own turnaround from declared statistics views, the
+ * volume chart (loaded after the figures) and the server's health.
  */
 import { Alert, Card, Descriptions, Empty, Statistic, Typography } from 'antd';
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'umi';
 import { renderIcon } from '../../components/icons';
@@ -12,9 +13,12 @@ import { getHealth, type Health } from '../../services/health';
 import { request, RequestError } from '../../services/request';
 import { runStats } from '../../services/stats';
 import { usePermissionMap } from '../../schema/permissions';
-import { figureUrl, sourceKey, valueAt, visibleCharts, visibleFigures, type FigureDef } from '../../stats/dashboard';
-import { getStatsView, initialValues, toRequest } from '../../stats/model';
-import { StatsView } from '../../stats/StatsView';
+import { figureUrl, measuresOf, sourceKey, valueAt, visibleCharts, visibleFigures, type FigureDef } from '../../stats/dashboard';
+import { formatMeasure, getStatsView, initialValues, toRequest, type StatsQuickRange } from '../../stats/model';
+
+// The charts (echarts) load after the figures have answered: the landing page opens
+// after every sign-in, and the work to act on comes first.
+const StatsView = lazy(() => import('../../stats/StatsView'));
 
 type State = { kind: 'loading' } | { kind: 'ok'; health: Health } | { kind: 'error'; detail: string };
 
@@ -23,45 +27,57 @@ function formatUptime(seconds: number): { d: number; h: number; m: number; s: nu
   return { d: Math.floor(total / 86400), h: Math.floor((total % 86400) / 3600), m: Math.floor((total % 3600) / 60), s: total % 60 };
 }
 
-/** Today's values of a statistics view: its first day and last day both today. */
-function todayValues(name: string, extra: { dimension?: string; series?: string; measures?: string[] } = {}) {
+/** A statistics view's values over today (or a quick range of it). */
+function todayValues(name: string, extra: { dimension?: string; series?: string; measures?: string[] } = {}, range: StatsQuickRange = 'today') {
   const view = getStatsView(name)!;
-  const today = initialValues({ ...view, range: { ...view.range, initial: 'today' } });
+  const today = initialValues({ ...view, range: { ...view.range, initial: range } });
   return { view, values: { ...today, ...extra } };
 }
 
-/** One answer per distinct source of the figures (the notice counts feed several). */
+/** One answer per distinct source of the figures (the notice counts feed several; one view and range, one call). */
 function useFigureData(figures: FigureDef[]): Record<string, unknown> {
   const [data, setData] = useState<Record<string, unknown>>({});
   const sources = useMemo(() => [...new Map(figures.map((f) => [sourceKey(f), f])).entries()], [figures]);
+  const measures = useMemo(() => measuresOf(figures), [figures]);
   useEffect(() => {
     const controller = new AbortController();
     for (const [key, f] of sources) {
       const answer = f.stats
         ? (() => {
-            const { view, values } = todayValues(f.stats.view);
-            return runStats(f.stats.view, { ...toRequest(view, values), measures: [f.stats.measure] }, controller.signal);
+            const { view, values } = todayValues(f.stats.view, {}, (f.stats.range as StatsQuickRange | undefined) ?? 'today');
+            return runStats(f.stats.view, { ...toRequest(view, values), measures: measures.get(key) }, controller.signal);
           })()
         : request(f.call!.path, { query: f.call!.query, signal: controller.signal });
       answer.then((d) => !controller.signal.aborted && setData((old) => ({ ...old, [key]: d }))).catch(() => undefined);
     }
     return () => controller.abort();
-  }, [sources]);
+  }, [sources, measures]);
   return data;
 }
 
-function WorkFigures() {
-  const { t } = useTranslation();
+/** A figure's text: a statistics measure as its view formats it (hours with one decimal), a count as it is. */
+function figureText(f: FigureDef, answer: unknown, language: string): string | number {
+  if (!f.stats) return valueAt(answer, f.value ?? '') ?? '-';
+  const value = valueAt(answer, `totals.${f.stats.measure}`);
+  return value === undefined ? '-' : formatMeasure(getStatsView(f.stats.view)!, f.stats.measure, value, language);
+}
+
+function WorkFigures({ onReady }: { onReady: () => void }) {
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const permissions = usePermissionMap();
   const figures = useMemo(() => visibleFigures(permissions), [permissions]);
   const data = useFigureData(figures);
+  const ready = figures.every((f) => data[sourceKey(f)] !== undefined);
+  useEffect(() => {
+    if (ready) onReady();
+  }, [ready, onReady]);
   if (!figures.length) return <Empty description={t('stats.dashboard.noWork')} />;
   return (
     <div style={{ display: 'grid', gap: 12, gridTemplateColumns: 'repeat(auto-fill, minmax(180px, 1fr))' }}>
       {figures.map((f) => {
         const answer = data[sourceKey(f)];
-        const value = answer === undefined ? undefined : f.stats ? valueAt(answer, `totals.${f.stats.measure}`) : valueAt(answer, f.value ?? '');
+        const value = answer === undefined ? undefined : figureText(f, answer, i18n.language);
         return (
           <Card key={f.key} size="small" hoverable onClick={() => navigate(figureUrl(f))} data-testid={`figure-${f.key}`}>
             <Statistic title={t(`stats.dashboard.figure.${f.key}`)} value={value ?? '-'} loading={answer === undefined} />
@@ -77,6 +93,8 @@ export default function Dashboard() {
   const permissions = usePermissionMap();
   const charts = useMemo(() => visibleCharts(permissions), [permissions]);
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const [figuresReady, setFiguresReady] = useState(false);
+  const onFiguresReady = useCallback(() => setFiguresReady(true), []);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -102,13 +120,17 @@ export default function Dashboard() {
         </Typography.Paragraph>
       </Card>
       <Card title={t('stats.dashboard.work')} data-testid="dashboard-work">
-        {permissions ? <WorkFigures /> : <Card loading bordered={false} />}
+        {permissions ? <WorkFigures onReady={onFiguresReady} /> : <Card loading bordered={false} />}
       </Card>
       {charts.map((c) => {
         const { view, values } = todayValues(c.view, c.values);
         return (
-          <Card key={c.key} title={t(`stats.dashboard.${c.key}`)} data-testid={`dashboard-${c.key}`}>
-            <StatsView name={c.view} view={view} fixed={values} chartHeight={260} />
+          <Card key={c.key} title={t(`stats.dashboard.${c.key}`)} data-testid={`dashboard-${c.key}`} loading={!figuresReady}>
+            {figuresReady && (
+              <Suspense fallback={null}>
+                <StatsView name={c.view} view={view} fixed={values} chartHeight={260} />
+              </Suspense>
+            )}
           </Card>
         );
       })}

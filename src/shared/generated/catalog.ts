@@ -82,7 +82,15 @@ import entities_userSession from '../../../schemas/entities/userSession.json';
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
 import reply from '../../../schemas/reply.json';
+import stats_business from '../../../schemas/stats/business.json';
+import stats_businessps from '../../../schemas/stats/businessps.json';
+import stats_checkstat from '../../../schemas/stats/checkstat.json';
+import stats_docReportStat from '../../../schemas/stats/docReportStat.json';
+import stats_examPriceStatistics from '../../../schemas/stats/examPriceStatistics.json';
 import stats_examVolume from '../../../schemas/stats/examVolume.json';
+import stats_myTurnaround from '../../../schemas/stats/myTurnaround.json';
+import stats_ownDataAnalysis from '../../../schemas/stats/ownDataAnalysis.json';
+import stats_reservationStat from '../../../schemas/stats/reservationStat.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
 import views_centralHospital from '../../../schemas/views/centralHospital.json';
@@ -228,6 +236,14 @@ export const viewFiles: Record<string, unknown> = {
 
 /** Every statistics view (schemas/stats/<name>.json) by name. */
 export const statsFiles: Record<string, unknown> = {
+  "business": stats_business,
+  "businessps": stats_businessps,
+  "checkstat": stats_checkstat,
+  "docReportStat": stats_docReportStat,
+  "examPriceStatistics": stats_examPriceStatistics,
   "examVolume": stats_examVolume,
+  "myTurnaround": stats_myTurnaround,
+  "ownDataAnalysis": stats_ownDataAnalysis,
+  "reservationStat": stats_reservationStat,
   "workload": stats_workload,
 };
