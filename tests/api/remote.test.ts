@@ -20,6 +20,7 @@
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
+import { demoOrgsAndItems } from '../support/exam';
 import workflow from '../../config/workflows/report.json';
 
 const R = '/api/report/v1';
@@ -83,14 +84,7 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
 
   beforeAll(async () => {
     p = await startTestPlatform(kind);
-    orgs = Object.fromEntries((await p.db.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
-    item = Object.fromEntries(
-      (
-        await p.db.query<{ code: string; id: number; organ_id: number }>(
-          `SELECT DISTINCT ON (o.code) o.code, i.id, i.organ_id FROM exam_item i JOIN org o ON o.id = i.hospital_id WHERE i.organ_id IS NOT NULL ORDER BY o.code, i.id`,
-        )
-      ).rows.map((r) => [r.code, r]),
-    );
+    ({ orgs, item } = await demoOrgsAndItems(p.db));
     [admin, docA, senior] = await Promise.all(['13800000001', '13800000004', '13800000005'].map((m) => login(p.app, m)));
     const radiologist = (await p.db.query<{ id: number }>("SELECT id FROM role WHERE name = '报告医生'")).rows[0];
     const b = await call('POST', '/api/ucenter/v1/user/save', admin, {
