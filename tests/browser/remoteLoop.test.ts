@@ -211,5 +211,11 @@ describe('the remote reading loop between hospital A and the central hospital', 
     table = await record(s.page, 'return');
     expect(await table.locator('tbody tr[data-type]').count()).toBe(await a.page.getByTestId('report-record').locator('tbody tr[data-type]').count());
     await shot(s.page, 's-record');
+
+    // The worklist in English (the language cookie the language menu sets).
+    await c.context.addCookies([{ name: 'lang', value: 'en-US', url: server.url }]);
+    await remoteRow(c, 'all');
+    expect(await c.page.getByTestId('list-kind-all').textContent()).toBe(translate('en-US', 'entity.reportRow.kind.all'));
+    await shot(c.page, 'c-remote-en');
   }, 420_000);
 });
