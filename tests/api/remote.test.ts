@@ -20,7 +20,7 @@
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
-import { demoOrgsAndItems } from '../support/exam';
+import { demoOrgsAndItems, examinedExam } from '../support/exam';
 import workflow from '../../config/workflows/report.json';
 
 const R = '/api/report/v1';
@@ -52,14 +52,10 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
   const logs = async (token: string, id: number) => (await call('GET', `${R}/report/logs/${id}`, token)).body.data.list as Array<{ type: string; operatorName: string; reason?: string; hospitalName?: string }>;
 
   /** A new examined exam of `hospital`, registered through the API. */
-  const examined = async (hospital = 'HOSP_A') => {
-    const r = await call('POST', '/api/ris/v1/exam/save', admin, {
+  const examined = (hospital = 'HOSP_A') =>
+    examinedExam(p.app, p.db, admin, {
       hospitalId: orgs[hospital], hisPatientName: '远程测试', sex: 2, age: 61, ageUnit: 4, patientSource: 1, outPatientNo: 'MZ19', items: [{ itemId: item[hospital].id, organId: item[hospital].organ_id }],
     });
-    expect(r.body.status).toBe('0');
-    await p.db.query('UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1', [r.body.data.id]);
-    return r.body.data.id as number;
-  };
   /** Sent up to the central hospital to write by its own hospital's radiologist. */
   const sentUp = async (hospital = 'HOSP_A') => {
     const id = await examined(hospital);

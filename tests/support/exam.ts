@@ -29,3 +29,15 @@ export async function demoOrgsAndItems(db: { query<R>(sql: string, params?: unkn
   );
   return { orgs, item: Object.fromEntries(rows.map((r) => [r.code, r])) };
 }
+
+/** A new exam registered as the user of `token` and marked examined (its report may be written). */
+export async function examinedExam(
+  app: FastifyInstance,
+  db: { query(sql: string, params?: unknown[]): Promise<unknown> },
+  token: string,
+  payload: Record<string, unknown>,
+): Promise<number> {
+  const { id } = await registerExam(app, token, payload);
+  await db.query("UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1", [id]);
+  return id as number;
+}
