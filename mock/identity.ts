@@ -12,6 +12,8 @@ export interface DemoRole {
   dataScope: 'all' | 'own' | 'custom';
   /** Org codes whose data the role also sees (regional hospital authorization). */
   regionOrgCodes?: string[];
+  /** Org codes of the primary hospitals whose reports sent up the role works on (remote-centre authorization). */
+  remoteOrgCodes?: string[];
   grants: Record<string, string[] | '*'>;
 }
 
@@ -59,6 +61,7 @@ export const DEMO_ROLES: DemoRole[] = [
     explain: '书写、审核、复核报告，远程诊断',
     dataScope: 'own',
     regionOrgCodes: ['HOSP_A', 'HOSP_B'],
+    remoteOrgCodes: ['HOSP_A', 'HOSP_B'],
     grants: {
       registration: ['view', 'history', 'details'],
       image: ['view', 'compare'],

@@ -120,8 +120,15 @@ export function expandGrants(grants: DemoRole['grants']): PermissionMap {
 
 async function insertRole(q: Queryable, role: DemoRole, orgs: Map<string, number>): Promise<number> {
   const { rows } = await q.query<{ id: number }>(
-    `INSERT INTO role (name, explain, permissions, data_scope, region_org_ids) VALUES ($1, $2, $3::jsonb, $4, $5::jsonb) RETURNING id`,
-    [role.name, role.explain, JSON.stringify(expandGrants(role.grants)), role.dataScope, JSON.stringify((role.regionOrgCodes ?? []).map((c) => orgs.get(c)))],
+    `INSERT INTO role (name, explain, permissions, data_scope, region_org_ids, remote_org_ids) VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6::jsonb) RETURNING id`,
+    [
+      role.name,
+      role.explain,
+      JSON.stringify(expandGrants(role.grants)),
+      role.dataScope,
+      JSON.stringify((role.regionOrgCodes ?? []).map((c) => orgs.get(c))),
+      JSON.stringify((role.remoteOrgCodes ?? []).map((c) => orgs.get(c))),
+    ],
   );
   return rows[0].id;
 }

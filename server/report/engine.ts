@@ -34,6 +34,29 @@ export const REPORT_SCOPE: ScopeTarget = {
   fields: inScope.fields,
 };
 
+/**
+ * The remote-centre data authorization (role.remote_org_ids, spec section 6): the
+ * primary hospitals whose reports a doctor of the central hospital serves. `hospital`
+ * is the SQL of the exam's hospital. Read from the role at query time, so an edit of
+ * the role counts at once; the role id comes from the session (an integer).
+ */
+export function remoteServedSql(me: AuthContext, hospital = 'e.hospital_id'): string {
+  if (me.scope.all) return 'TRUE';
+  return `EXISTS (SELECT 1 FROM role ro WHERE ro.id = ${Number(me.roleId) || 0} AND ro.remote_org_ids @> to_jsonb(${hospital}))`;
+}
+
+/** The report scope for the caller: a report sent to the caller's hospitals only when the role serves the exam's hospital. */
+export function reportScope(me: AuthContext): ScopeTarget {
+  if (me.scope.all) return REPORT_SCOPE;
+  return {
+    hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR (r.sent_to_superior AND r.superior_hospital_id = ANY(${p}) AND ${remoteServedSql(me)}))`,
+    fields: inScope.fields,
+  };
+}
+
+/** A claim of the remote centre is live for claimSeconds after it was taken (judged in SQL, the same on every instance). */
+export const CLAIM_LIVE = `(r.remote_claimed_by IS NOT NULL AND r.remote_claimed_at > now() - make_interval(secs => ${Number(WORKFLOW.claimSeconds)}))`;
+
 export const CONTENT_FIELDS = ['see', 'diagnosis', 'remark', 'positive', 'enableCrisisValue', 'crisisValue'] as const;
 
 /**
@@ -54,12 +77,16 @@ function reportSql(lock: boolean, extra = ''): string {
             coalesce(r.return_state, false) AS return_state, r.last_operator_name, r.last_operate_time,
             l.holder_id AS lock_holder_id, l.holder_name AS lock_holder_name, l.expires_at AS lock_expires_at,
             coalesce(l.expires_at > now(), false) AS lock_live,
+            r.remote_claimed_by, coalesce(${CLAIM_LIVE}, false) AS claim_live, cu.name AS claimant_name,
+            coalesce(r.remote_approved, false) AS remote_approved, coalesce(r.remote_recalled, false) AS remote_recalled,
+            o.business_mode AS exam_business_mode,
             coalesce((SELECT json_agg(json_build_object('userId', a.user_id, 'name', a.user_name) ORDER BY a.assigned_at, a.user_id)
                         FROM report_assignee a WHERE a.report_id = e.id), '[]'::json) AS assignees${extra ? `, ${extra}` : ''}
        FROM exam e JOIN org o ON o.id = e.hospital_id
        ${r}
        LEFT JOIN report_lock l ON l.report_id = e.id
-       LEFT JOIN org so ON so.id = r.superior_hospital_id`;
+       LEFT JOIN org so ON so.id = r.superior_hospital_id
+       LEFT JOIN app_user cu ON cu.id = r.remote_claimed_by`;
 }
 
 /**
@@ -70,7 +97,7 @@ function reportSql(lock: boolean, extra = ''): string {
  */
 async function selectReport<R extends ReportRow>(q: Queryable, id: number, me: AuthContext, lock: boolean, extra?: string): Promise<R | undefined> {
   const params: unknown[] = [id];
-  const where = scopeSql(me.scope, REPORT_SCOPE, params);
+  const where = scopeSql(me.scope, reportScope(me), params);
   const sql = `${reportSql(lock, extra)} WHERE e.id = $1 AND ${where}${lock ? ' FOR UPDATE OF r' : ''}`;
   const { rows } = await q.query<R>(sql, params, { prepare: me.scope.conditionSets.length === 0 });
   return rows[0];
@@ -91,7 +118,7 @@ async function lockReport(q: Queryable, id: number, me: AuthContext): Promise<Re
   const params: unknown[] = [id];
   const seen = (
     await q.query<{ stored: boolean }>(
-      `SELECT r.id IS NOT NULL AS stored FROM exam e LEFT JOIN report r ON r.id = e.id WHERE e.id = $1 AND ${scopeSql(me.scope, REPORT_SCOPE, params)}`,
+      `SELECT r.id IS NOT NULL AS stored FROM exam e LEFT JOIN report r ON r.id = e.id WHERE e.id = $1 AND ${scopeSql(me.scope, reportScope(me), params)}`,
       params,
     )
   ).rows[0];
@@ -175,6 +202,12 @@ interface LogEntry {
 async function writeAction(q: Queryable, ctx: ActionContext, change: Change): Promise<void> {
   const { report, me } = ctx;
   const { action, name, from, to } = change;
+  if (change.versioned && from !== to) {
+    // A claim holds one step of the work: once the report moves on, the next step is the pool's.
+    if (report.remote_claimed_by !== null) Object.assign(ctx.set, { remote_claimed_by: null, remote_claimed_at: null });
+    // Recalled by the central hospital: so until it is approved again or leaves the centre.
+    if (report.remote_recalled && ctx.set.remote_recalled === undefined && (to === 4 || ctx.set.sent_to_superior === false)) ctx.set.remote_recalled = false;
+  }
   if (change.versioned) {
     Object.assign(ctx.set, {
       report_state: to,
@@ -234,6 +267,8 @@ export const REPORT_ADAPTER: engine.Adapter<ReportRow, ActionInput, ActionContex
   state: (report) => report.report_state,
   version: (report) => report.version,
   permitted,
+  // The primary hospital finds a report the central hospital recalled out of its reach: say so rather than "already done".
+  stateError: (report, me) => (report.remote_recalled && report.sent_to_superior && me.hospitalId !== report.superior_hospital_id ? 'REPORT603' : undefined),
   gate: (report) => ((WORKFLOW.examStates as number[]).includes(report.exam_state) ? undefined : WORKFLOW.examStateError),
   async recordRequest(q, me, id, name, key) {
     // Keys only guard against repeats within a working day; old ones go a few at a time (in the same statement),

@@ -58,6 +58,16 @@ export interface ReportRow {
   lock_expires_at: Date | null;
   lock_live: boolean;
   assignees: Array<{ userId: number; name: string }>;
+  /** The remote centre's claim (migration 0031): who holds it, and whether it is still live (claimSeconds, judged in SQL). */
+  remote_claimed_by: number | null;
+  claimant_name: string | null;
+  claim_live: boolean;
+  /** Approved by the central hospital: both hospitals may review or recheck it from then on. */
+  remote_approved: boolean;
+  /** Recalled by the central hospital after its approval (REPORT603 to the primary hospital). */
+  remote_recalled: boolean;
+  /** The trusteeship (business) mode of the exam's hospital (codes/businessMode.json): 2 the superior writes, 3 it reviews. */
+  exam_business_mode: number | null;
 }
 
 /** The report content an action may carry (entities/reportAction.json). */
@@ -99,6 +109,9 @@ function invalid(field: string, detailKey = 'validation.invalid'): AppError {
 }
 
 const lockedByOther = (r: ReportRow, me: AuthContext) => r.lock_live && r.lock_holder_id !== me.userId;
+/** A live claim of the remote centre by someone else (claims only mean something while the report is sent upward). */
+const claimedByOther = (r: ReportRow, me: AuthContext) => r.sent_to_superior && r.claim_live && Number(r.remote_claimed_by) !== me.userId;
+const claimedByCaller = (r: ReportRow, me: AuthContext) => r.sent_to_superior && r.claim_live && Number(r.remote_claimed_by) === me.userId;
 
 /** A content field after the call's changes: what contentComplete judges. */
 function merged(ctx: ActionContext, field: string): unknown {
@@ -150,6 +163,30 @@ export async function qualifiedDoctors(
   return rows;
 }
 
+/**
+ * Active doctors of the hospital the report was sent to whose role there grants, in the
+ * remote module, the right the report's next step needs and whose remote-centre
+ * authorization covers the exam's hospital (`ids`: only those of them).
+ */
+export async function centreDoctors(
+  q: Queryable,
+  report: Pick<ReportRow, 'report_state' | 'exam_hospital_id' | 'superior_hospital_id'>,
+  ids?: number[],
+): Promise<Array<{ id: number; name: string }>> {
+  const right = WORK_RIGHT[report.report_state];
+  if (!right || report.superior_hospital_id === null) return [];
+  const { rows } = await q.query<{ id: number; name: string }>(
+    `SELECT DISTINCT u.id, u.name FROM app_user u
+       JOIN user_membership m ON m.user_id = u.id AND m.hospital_id = $2
+       JOIN role ro ON ro.id = m.role_id
+      WHERE ($1::int[] IS NULL OR u.id = ANY($1::int[])) AND u.status = 1
+        AND ro.permissions -> 'remote' ? $4 AND ro.remote_org_ids @> to_jsonb($3::int)
+      ORDER BY u.name, u.id LIMIT 500`,
+    [ids ?? null, report.superior_hospital_id, report.exam_hospital_id, right],
+  );
+  return rows;
+}
+
 export const GUARDS: Record<string, Guard> = {
   /** Opening a report (its lock) is for who may work on it in its state: a writer's lock would only keep the reviewer out. */
   mayWork: {
@@ -181,7 +218,46 @@ export const GUARDS: Record<string, Guard> = {
   /** A report sent to a higher-level hospital is worked on there: others (the sending hospital included) wait for it to come back. */
   notSentAway: {
     check({ report, me }) {
-      if (report.sent_to_superior && me.hospitalId !== report.superior_hospital_id) throw new AppError('REPORT007');
+      if (!report.sent_to_superior || me.hospitalId === report.superior_hospital_id) return;
+      // Approved upstairs the report is shared: the primary hospital's own reviewers may work on it too (spec section 4).
+      if (report.remote_recalled) throw new AppError('REPORT603');
+      if (!report.remote_approved) throw new AppError('REPORT007');
+    },
+  },
+  /**
+   * Trusteeship (codes/businessMode.json): a hospital run externally (2) has its reports
+   * written by the superior hospital: it sends them up, and writes itself only what it
+   * took back (withdrawn).
+   */
+  writtenHere: {
+    check({ report, me }) {
+      if (report.exam_business_mode === 2 && me.hospitalId === report.exam_hospital_id && !report.sent_to_superior && report.report_state !== 8) throw new AppError('REPORT007');
+    },
+  },
+  /** Only the hospital the report was sent to works as the remote centre (claims). */
+  atSuperior: {
+    check({ report, me }) {
+      if (!report.sent_to_superior || me.hospitalId !== report.superior_hospital_id) throw new AppError('REPORT007');
+    },
+  },
+  /** Another doctor of the centre has claimed it (REPORT121 names them) until the claim lapses. */
+  notClaimedByOthers: {
+    check({ report, me }) {
+      if (claimedByOther(report, me)) throw new AppError('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
+    },
+  },
+  /** Claiming: nobody else holds it, and the caller does not already. */
+  claimFree: {
+    check({ report, me }) {
+      if (claimedByOther(report, me)) throw new AppError('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
+      if (claimedByCaller(report, me)) throw new AppError('REPORT102');
+    },
+  },
+  /** Releasing: the caller's own live claim (a lapsed or reassigned one is no longer theirs to give back). */
+  claimedByCaller: {
+    check({ report, me }) {
+      if (claimedByOther(report, me)) throw new AppError('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
+      if (!claimedByCaller(report, me)) throw new AppError('REPORT102');
     },
   },
   /** Withdrawn by the primary hospital: the superior hospital may no longer submit it (REPORT010). */
@@ -254,6 +330,18 @@ export const GUARDS: Record<string, Guard> = {
       ctx.target = target;
     },
   },
+  /** Reassigning: exactly one doctor of the centre who may take the report's next step there (centreDoctors). */
+  claimantQualified: {
+    input: true,
+    async check(ctx) {
+      const ids = ctx.input.doctorIds;
+      if (!ids?.length) throw invalid('doctorIds', 'validation.required');
+      if (ids.length !== 1) throw invalid('doctorIds', 'validation.maxItems');
+      const rows = await centreDoctors(ctx.q, ctx.report, ids);
+      if (rows.length !== 1) throw invalid('doctorIds');
+      ctx.assignees = rows;
+    },
+  },
   /** Every doctor to assign is active and may take the report's next step (qualifiedDoctors). */
   assigneesQualified: {
     input: true,
@@ -310,6 +398,42 @@ export const EFFECTS: Record<string, Effect> = {
         [ctx.report.id, doctors.map((d) => d.id), doctors.map((d) => d.name), ctx.me.userId],
       );
     });
+  },
+  claimForCaller(ctx) {
+    Object.assign(ctx.set, { remote_claimed_by: ctx.me.userId, remote_claimed_at: ctx.now });
+  },
+  dropClaim(ctx) {
+    Object.assign(ctx.set, { remote_claimed_by: null, remote_claimed_at: null });
+  },
+  /** The lead's choice holds the claim from now; the log names who had it and who has it. */
+  claimForChosen(ctx) {
+    const [doctor] = ctx.assignees!;
+    Object.assign(ctx.set, { remote_claimed_by: doctor.id, remote_claimed_at: ctx.now });
+    ctx.log.doctors = [doctor.name];
+    if (ctx.report.claim_live) ctx.log.claimedBy = ctx.report.claimant_name;
+  },
+  /** Approved by the central hospital: from now on both hospitals may review or recheck it. */
+  approvedByCentre(ctx) {
+    if (ctx.report.sent_to_superior && ctx.me.hospitalId === ctx.report.superior_hospital_id) Object.assign(ctx.set, { remote_approved: true, remote_recalled: false });
+  },
+  /**
+   * Trusteeship (codes/businessMode.json): a semi-externally run hospital (3) writes its
+   * reports and the superior hospital reviews them: its submit sends the report up to
+   * review, to the exam's registered superior or the only one above it (several and none
+   * registered: it stays to be sent by hand).
+   */
+  async trusteeshipReview(ctx) {
+    const { report, me } = ctx;
+    if (report.exam_business_mode !== 3 || report.sent_to_superior || me.hospitalId !== report.exam_hospital_id) return;
+    const rows = await superiorChoices(ctx.q, report);
+    const target = rows.find((r) => r.id === report.exam_superior_hospital_id) ?? (rows.length === 1 ? rows[0] : undefined);
+    if (!target) return;
+    Object.assign(ctx.set, { sent_to_superior: true, superior_hospital_id: target.id, superior_send_time: ctx.now });
+    ctx.log.superiorHospitalName = target.name;
+  },
+  /** The central hospital takes back what it approved: the primary hospital is told so (REPORT603) until it is approved again. */
+  recalledByCentre(ctx) {
+    if (ctx.report.sent_to_superior && ctx.me.hospitalId === ctx.report.superior_hospital_id) ctx.set.remote_recalled = true;
   },
   returnToCollector(ctx) {
     ctx.set.return_state = true;

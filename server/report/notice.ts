@@ -22,13 +22,13 @@
  */
 import type { Db } from '../db';
 import { readCacheOf, type ReadCache } from '../db/readCache';
-import type { DataScope } from '../identity/scope';
 import { scopeSql } from '../identity/scope';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { ACKNOWLEDGE_RIGHT, crisisCount } from './crisis';
 import { inScope } from '../exam/domain';
 import { WORKFLOW } from './workflow';
+import { remoteServedSql } from './engine';
 import type { Model } from './read';
 
 export interface NoticeCounts {
@@ -40,7 +40,8 @@ export interface NoticeCounts {
 
 const KINDS = ['unwritten', 'firstTrial', 'retrialBack', 'reportReturn'] as const;
 
-function countSql(model: Model, scope: DataScope, params: unknown[]): string {
+function countSql(model: Model, me: AuthContext, params: unknown[]): string {
+  const scope = me.scope;
   const counted = [...new Set(KINDS.flatMap((k) => WORKFLOW.notice[k] as number[]))];
   const filters = KINDS.map((k) => `count(*) FILTER (WHERE s = ANY('{${(WORKFLOW.notice[k] as number[]).join(',')}}'::int[]))::int AS "${k}"`).join(', ');
   const states = `'{${counted.join(',')}}'::int[]`;
@@ -49,11 +50,12 @@ function countSql(model: Model, scope: DataScope, params: unknown[]): string {
     return `SELECT ${filters} FROM (SELECT e.report_state AS s FROM exam e
               WHERE e.exam_state = 2 AND NOT e.hidden AND NOT e.sent_to_superior AND e.report_state = ANY(${states}) AND ${where}) x`;
   }
-  // Sent to the caller's hospitals; a role's custom conditions are on exam fields, so only they need the exam.
+  // Sent to the caller's hospitals from the hospitals the role serves as a remote centre; a role's custom conditions
+  // and that authorization are on exam fields, so only they need the exam.
   const where = scopeSql(scope, { hospitalColumn: 'r.superior_hospital_id', fields: inScope.fields }, params);
-  const join = scope.conditionSets.length ? 'JOIN exam e ON e.id = r.id' : '';
+  const join = scope.conditionSets.length || !scope.all ? 'JOIN exam e ON e.id = r.id' : '';
   return `SELECT ${filters} FROM (SELECT r.report_state AS s FROM report r ${join}
-            WHERE r.sent_to_superior AND r.report_state = ANY(${states}) AND ${where}) x`;
+            WHERE r.sent_to_superior AND r.report_state = ANY(${states}) AND ${where} AND ${remoteServedSql(me)}) x`;
 }
 
 const counted = new WeakMap<Db, ReadCache<NoticeCounts>>();
@@ -62,9 +64,10 @@ const crises = new WeakMap<Db, ReadCache<number>>();
 export async function noticeCounts(db: Db, model: Model, me: AuthContext): Promise<NoticeCounts & { crisis: number }> {
   const scope = JSON.stringify(me.scope);
   const [counts, crisis] = await Promise.all([
-    readCacheOf(counted, db, ['exam', 'report'], true).get(`${model}|${scope}`, async () => {
+    // The remote model also reads the role's remote-centre authorization (by role id).
+    readCacheOf(counted, db, ['exam', 'report', 'role'], true).get(`${model}|${model === 'remote' ? me.roleId : ''}|${scope}`, async () => {
       const params: unknown[] = [];
-      const sql = countSql(model, me.scope, params);
+      const sql = countSql(model, me, params);
       return (await db.query<NoticeCounts>(sql, params)).rows[0];
     }),
     // Addressed by the caller's hospital and department there (user_membership) and the

@@ -11,7 +11,7 @@ import type { ListSpec } from '../lib/list';
 import { dropNulls } from '../lib/resource';
 import reportOperationType from '../../schemas/codes/reportOperationType.json';
 import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
-import { allowedActions, loadReport, modeOf, REPORT_SCOPE, type ReportRow } from './engine';
+import { allowedActions, CLAIM_LIVE, loadReport, modeOf, remoteServedSql, reportScope, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
 
 /** The report of `row` as the API sends it (entities/report.json fields), with what the caller may do. */
@@ -44,6 +44,8 @@ export function reportView(row: ReportRow, me: AuthContext): Record<string, unkn
     lockedByName: live ? row.lock_holder_name : null,
     lockedById: live ? row.lock_holder_id : null,
     lockExpiresAt: live ? row.lock_expires_at : null,
+    claimedByName: row.claim_live ? row.claimant_name : null,
+    trusteeship: row.exam_business_mode === 2 || row.exam_business_mode === 3,
     printNumber: row.print_number,
     reportPrintState: row.print_state,
     returnState: row.return_state,
@@ -101,7 +103,8 @@ export async function loadDetail(q: Queryable, id: number, me: AuthContext): Pro
 export const LIST_FROM = `exam e JOIN org o ON o.id = e.hospital_id
   LEFT JOIN report r ON r.id = e.id
   LEFT JOIN report_lock l ON l.report_id = e.id AND l.expires_at > now()
-  LEFT JOIN org so ON so.id = r.superior_hospital_id`;
+  LEFT JOIN org so ON so.id = r.superior_hospital_id
+  LEFT JOIN app_user cu ON cu.id = r.remote_claimed_by AND ${CLAIM_LIVE}`;
 
 const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode",
   e.patient_id AS "patientId", e.his_patient_name AS "hisPatientName", e.sex, e.age, e.age_unit AS "ageUnit",
@@ -114,11 +117,15 @@ const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.na
   coalesce(r.return_state, false) AS "returnState",
   EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id) AS "reportAssignState",
   e.sent_to_superior AS "sentToSuperior", CASE WHEN e.sent_to_superior THEN so.name END AS "superiorHospitalName",
+  r.superior_send_time AS "superiorSendTime",
   r.positive, coalesce(r.crisis, false) AS "enableCrisisValue", r.last_operator_name AS "lastOperatorName",
   r.last_operate_time AS "lastOperateTime",
   -- Read only to judge the row's actions (listRowActions), then dropped: first characters stand for whether there is text.
   e.exam_state AS "_examState", l.holder_id AS "_lockHolderId", r.superior_hospital_id AS "_superiorHospitalId",
-  left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis"`;
+  left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis",
+  -- The remote centre's claim (live ones only: the join above): who has it.
+  cu.name AS "claimedByName", cu.id AS "_claimedBy", coalesce(r.remote_approved, false) AS "_approved",
+  coalesce(r.remote_recalled, false) AS "_recalled", o.business_mode AS "_businessMode"`;
 
 /**
  * The workflow actions the caller may take now on a list row (the engine's
@@ -145,6 +152,12 @@ export function listRowActions(row: Record<string, unknown>, me: AuthContext): s
     lock_holder_id: lockLive ? row._lockHolderId : null,
     lock_holder_name: lockLive ? row.lockedByName : null,
     assignees: row._assignedToMe === true ? [{ userId: me.userId, name: me.name }] : [],
+    remote_claimed_by: row._claimedBy ?? null,
+    claimant_name: row.claimedByName ?? null,
+    claim_live: row._claimedBy !== null && row._claimedBy !== undefined,
+    remote_approved: row._approved === true,
+    remote_recalled: row._recalled === true,
+    exam_business_mode: row._businessMode ?? null,
   } as unknown as ReportRow;
   for (const key of Object.keys(row)) if (key.startsWith('_')) delete row[key];
   return allowedActions(report, me);
@@ -172,9 +185,10 @@ const COLUMNS: Record<string, string> = {
   returnState: 'coalesce(r.return_state, false)',
   enableCrisisValue: 'coalesce(r.crisis, false)',
   lastOperateTime: 'r.last_operate_time',
+  superiorSendTime: 'r.superior_send_time',
 };
 
-export type ListKind = 'write' | 'review' | 'print' | 'mine' | 'all';
+export type ListKind = 'write' | 'review' | 'print' | 'done' | 'mine' | 'all';
 export type Model = 'report' | 'remote';
 
 /** Which list, which rights: the list's own module (report, or remote for the remote centre) must grant one of them. */
@@ -184,7 +198,11 @@ export const LIST_RIGHTS: Record<ListKind, { module: 'report' | 'myReport'; righ
   print: { module: 'report', rights: ['print'], summary: 'Reports to print: approved' },
   mine: { module: 'myReport', rights: ['view'], summary: 'My reports: assigned to me, written, reviewed or rechecked by me' },
   all: { module: 'report', rights: ['view'], summary: 'All reports in the data scope (and those sent to my hospital)' },
+  done: { module: 'report', rights: ['view'], summary: 'Reports done: approved' },
 };
+
+/** The remote centre's worklist (/remote): its tabs, each a list of the remote model (POST /api/report/v1/remote/list/<kind>). */
+export const REMOTE_KINDS: readonly ListKind[] = ['write', 'review', 'done', 'all'];
 
 const states = (list: number[]) => list.map(Number).join(', ');
 
@@ -198,6 +216,7 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   if (kind === 'write') where.push(`e.exam_state = 2 AND NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.write)})`);
   if (kind === 'review') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.review)})`);
   if (kind === 'print') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.print)})`);
+  if (kind === 'done') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.done)})`);
   // All reports: the examined exams, and any exam a report was started for.
   if (kind === 'all') where.push('NOT e.hidden AND (e.exam_state = 2 OR r.id IS NOT NULL)');
   if (kind === 'mine') {
@@ -210,7 +229,9 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   if (effective === 'report') where.push('NOT e.sent_to_superior');
   if (effective === 'remote') {
     where.push('e.sent_to_superior');
-    if (!me.scope.all) where.push(`r.superior_hospital_id IN (${me.scope.hospitalIds.map(Number).join(', ') || 'NULL'})`);
+    if (!me.scope.all) where.push(`r.superior_hospital_id IN (${me.scope.hospitalIds.map(Number).join(', ') || 'NULL'})`, remoteServedSql(me));
+    // Claimed by another doctor of the centre: out of the caller's work tabs (still under all and done).
+    if (kind === 'write' || kind === 'review') where.push(`NOT coalesce(${CLAIM_LIVE} AND r.remote_claimed_by <> ${Number(me.userId)}, false)`);
   }
   // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
   const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${Number(me.userId)}) AS "_assignedToMe"`;
@@ -237,7 +258,7 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
       enableCrisisValue: 'eq',
     },
     defaultSort: 'e.created_at DESC, e.id DESC',
-    scope: REPORT_SCOPE,
+    scope: reportScope(me),
     where: where.join(' AND '),
   };
 }

@@ -11,7 +11,7 @@ import { actionKeys, allActionKeys as keysOf, checkTable, transitionFrom, type W
 import { EFFECTS, GUARDS } from './guards';
 
 export type Action = WorkflowAction;
-export type ReportWorkflow = Workflow & Required<Pick<Workflow, 'lockSeconds' | 'examStates' | 'examStateError' | 'notice' | 'lists' | 'versionConflict'>>;
+export type ReportWorkflow = Workflow & Required<Pick<Workflow, 'lockSeconds' | 'claimSeconds' | 'examStates' | 'examStateError' | 'notice' | 'lists' | 'versionConflict'>>;
 export { actionKeys, transitionFrom };
 
 /**
@@ -22,7 +22,7 @@ export function checkWorkflow(candidate: unknown): ReportWorkflow {
   return checkTable(candidate, 'config/workflows/report.json', {
     guards: GUARDS,
     effects: EFFECTS,
-    requires: ['lockSeconds', 'examStates', 'examStateError', 'notice', 'lists', 'versionConflict'],
+    requires: ['lockSeconds', 'claimSeconds', 'examStates', 'examStateError', 'notice', 'lists', 'versionConflict'],
   }) as ReportWorkflow;
 }
 

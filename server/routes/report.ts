@@ -13,10 +13,11 @@
  *   POST /report/batchUnlock                  {ids} → {unlocked, refused}
  *   GET  /report/logs/:id                     the exam's operation record
  *   POST /report/list/{write,review,print,mine,all}   paged lists ({model: report|remote})
+ *   POST /remote/list/{write,review,done,all}         the remote centre's worklist (/remote)
  *   GET  /notice?model=report|remote          {unwritten, firstTrial, retrialBack, reportReturn, crisis}
  *   /crisisValue/*                            critical-value notices (./reportCrisis.ts)
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { AppError, errorTextKey } from '../lib/errors';
@@ -27,9 +28,9 @@ import { caller } from '../plugins/auth';
 import type { AuditDeclaration } from '../plugins/audit';
 import { t } from '../plugins/platform';
 import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
-import { qualifiedDoctors, superiorChoices } from '../report/guards';
+import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
-import { LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, reportView, type ListKind, type Model } from '../report/read';
+import { LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker, rowMasker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
@@ -143,6 +144,14 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     async (request) => ok({ list: await qualifiedDoctors(fastify.db, await loadReport(fastify.db, request.params.id, caller(request))) }),
   );
   fastify.get<{ Params: { id: number } }>(
+    '/report/centreDoctors/:id',
+    {
+      config: { permission: actionKeys(WORKFLOW.actions.reassign), scoped: { resource: 'report', param: 'id' }, audit: 'none' },
+      schema: { tags: ['report'], summary: "Doctors of the remote centre a lead may reassign the report to: active, of the hospital it was sent to, serving its hospital, with the right its next step needs ({list: [{id, name}]})", params: idParams, response: choiceReply },
+    },
+    async (request) => ok({ list: await centreDoctors(fastify.db, await loadReport(fastify.db, request.params.id, caller(request))) }),
+  );
+  fastify.get<{ Params: { id: number } }>(
     '/report/superiors/:id',
     {
       config: { permission: [...new Set([...actionKeys(WORKFLOW.actions.submitSuperiorWrite), ...actionKeys(WORKFLOW.actions.submitSuperiorReview)])], scoped: { resource: 'report', param: 'id' }, audit: 'none' },
@@ -191,6 +200,18 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     },
   );
 
+  /** One work list for the caller: the rows of the kind in the model, each with the workflow actions the caller may take on it now. */
+  async function workList(request: FastifyRequest<{ Body: ListBody & { model?: Model } }>, kind: ListKind, model: Model | undefined) {
+    const me = caller(request);
+    const def = LIST_RIGHTS[kind];
+    const module = def.module === 'report' && model === 'remote' ? 'remote' : def.module;
+    if (!def.rights.some((r) => hasPermission(me.permissions, `${module}:${r}`))) throw new AppError('UAA103');
+    const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, model, me), request.body ?? {}, me.scope);
+    const mask = await rowMasker(fastify.db, me);
+    // config/workflows/report.json decides the actions.
+    return ok({ list: list.map((row) => mask(dropNulls({ ...row, actions: listRowActions(row, me) }))), total });
+  }
+
   for (const [kind, def] of Object.entries(LIST_RIGHTS) as Array<[ListKind, (typeof LIST_RIGHTS)[ListKind]]>) {
     const keys = def.module === 'report' ? def.rights.flatMap((r) => [`report:${r}`, `remote:${r}`]) : def.rights.map((r) => `${def.module}:${r}`);
     fastify.post<{ Body: ListBody & { model?: Model } }>(
@@ -204,22 +225,20 @@ export default async function reportRoutes(fastify: FastifyInstance) {
           response: listReply,
         },
       },
-      async (request) => {
-        const me = caller(request);
-        const body = request.body ?? {};
-        const module = def.module === 'report' && body.model === 'remote' ? 'remote' : def.module;
-        if (!def.rights.some((r) => hasPermission(me.permissions, `${module}:${r}`))) throw new AppError('UAA103');
-        const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, body.model, me), body, me.scope);
-        const mask = await rowMasker(fastify.db, me);
-        // Each row carries the workflow actions the caller may take on it now (config/workflows/report.json).
-        return ok({
-          list: list.map((row) => {
-            const actions = listRowActions(row, me);
-            return mask(dropNulls({ ...row, actions }));
-          }),
-          total,
-        });
+      (request) => workList(request, kind, request.body?.model),
+    );
+  }
+
+  // The remote centre's worklist (/remote, resource "remote"): reports sent to the caller's hospitals from the
+  // hospitals the role serves (remote-centre authorization), a claimed one only in its claimant's work tabs.
+  for (const kind of REMOTE_KINDS) {
+    fastify.post<{ Body: ListBody & { model?: Model } }>(
+      `/remote/list/${kind}`,
+      {
+        config: { permission: LIST_RIGHTS[kind].rights.map((r) => `remote:${r}`), audit: { action: 'search', object: 'report' } },
+        schema: { tags: ['report'], summary: `The remote centre: ${LIST_RIGHTS[kind].summary} (paged, sorted, filtered)`, body: listBodySchema, response: listReply },
       },
+      (request) => workList(request, kind, 'remote'),
     );
   }
 

@@ -76,6 +76,8 @@ export interface Adapter<Row, Input extends BaseInput, C extends EngineContext<R
   previousState?(row: Row): number;
   /** Whether the caller holds a right the action names for this row (default: any key of `permission`). */
   permitted?(action: WorkflowAction, row: Row, me: AuthContext): boolean;
+  /** Why the row's state refuses an action to this caller, when the entity knows better than `wrongState` (the report: recalled by the central hospital). */
+  stateError?(row: Row, me: AuthContext): string | undefined;
   /** Whether the entity may be acted on at all now (the report: its exam's state); the code refusing it. */
   gate?(row: Row): string | undefined;
   /** Records an Idempotency-Key in the transaction; false when it was applied before. Absent: the entity keeps no keys. */
@@ -153,7 +155,7 @@ export async function perform<Row, Input extends BaseInput, C extends EngineCont
     const t = transitionFrom(action, from);
     if (!t) {
       if (action.idempotent && leadsTo(action, from)) return { replayed: true };
-      throw new AppError(action.stateErrors?.[String(from)] ?? w.wrongState);
+      throw new AppError(action.stateErrors?.[String(from)] ?? adapter.stateError?.(row, me) ?? w.wrongState);
     }
     if (action.reason) checkReason(action.reason, input.reason);
 

@@ -35,7 +35,7 @@ export function AskDialog({ action, needs, reportId, send, onClose }: AskProps) 
     let live = true;
     const load =
       needs.kind === 'assign'
-        ? assigneeChoices(reportId).then((list) => ({ list, chosen: undefined as number | undefined }))
+        ? assigneeChoices(reportId, action).then((list) => ({ list, chosen: undefined as number | undefined }))
         : needs.kind === 'superior'
           ? superiorChoices(reportId)
           : undefined;
@@ -52,7 +52,7 @@ export function AskDialog({ action, needs, reportId, send, onClose }: AskProps) 
     return () => {
       live = false;
     };
-  }, [needs.kind, reportId, form]);
+  }, [needs.kind, reportId, form, action]);
 
   const onOk = async () => {
     const values = await form.validateFields().catch(() => undefined);

@@ -53,6 +53,7 @@ export function ReportHeader({ detail, walk, onStep, onClose }: ReportHeaderProp
         </Tag>
         {detail.reportPrintState === 1 && <Tag>{`${t('code.printState.1')} ×${detail.printNumber ?? 1}`}</Tag>}
         {detail.sentToSuperior && <Tag color="blue">{`${t('entity.report.field.sentToSuperior')} · ${detail.superiorHospitalName ?? ''}`}</Tag>}
+        {detail.claimedByName && <Tag color="purple" data-testid="report-claim">{`${t('entity.report.field.claimedByName')}: ${detail.claimedByName}`}</Tag>}
         {detail.assignees?.length ? <Tag>{`${t('entity.report.field.assignees')}: ${detail.assignees.map((a) => a.name).join('、')}`}</Tag> : null}
         <Tag
           icon={detail.lockState ? <LockOutlined /> : <UnlockOutlined />}

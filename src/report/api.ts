@@ -44,7 +44,7 @@ export type ReportDetail = Report & {
   exam: ExamHeader;
 };
 
-export type ListKind = 'write' | 'review' | 'print' | 'mine' | 'all';
+export type ListKind = 'write' | 'review' | 'print' | 'done' | 'mine' | 'all';
 export type Model = 'report' | 'remote';
 
 export interface Choice {
@@ -87,8 +87,10 @@ export async function operationLogs(id: number): Promise<Array<Record<string, un
   return (await request<{ list: Array<Record<string, unknown>> }>(`${REPORT_API}/report/logs/${id}`)).list ?? [];
 }
 
-export async function assigneeChoices(id: number): Promise<Choice[]> {
-  return (await request<{ list: Choice[] }>(`${REPORT_API}/report/assignees/${id}`)).list ?? [];
+/** The doctors an action choosing doctors may name: the remote centre's for a lead's reassign, else the assignment's. */
+export async function assigneeChoices(id: number, action = 'assign'): Promise<Choice[]> {
+  const list = action === 'reassign' ? 'centreDoctors' : 'assignees';
+  return (await request<{ list: Choice[] }>(`${REPORT_API}/report/${list}/${id}`)).list ?? [];
 }
 
 export function superiorChoices(id: number): Promise<{ list: Choice[]; chosen?: number }> {

@@ -7,7 +7,7 @@
  */
 import { listPage, type ListKind, type Model } from './api';
 
-const LIST_KINDS: readonly ListKind[] = ['write', 'review', 'print', 'mine', 'all'];
+const LIST_KINDS: readonly ListKind[] = ['write', 'review', 'print', 'done', 'mine', 'all'];
 const PAGE_SIZE = 100;
 /** Walk at most this many pages: a work list longer than that is worked from its top. */
 const MAX_PAGES = 10;

@@ -171,6 +171,17 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     submitSuperiorReview: { actor: () => docA, setup: (id, from) => putInState(id, from, content), body: () => ({ hospitalId: orgs.CENTRAL }) },
     reportReturn: { actor: () => senior },
     print: { actor: () => docA },
+    // The remote centre's claims: a report sent to the central hospital, whose senior serves hospital A.
+    claim: { actor: () => senior, setup: (id, from) => putInState(id, from, { sent_to_superior: true, superior_hospital_id: orgs.CENTRAL }) },
+    unclaim: {
+      actor: () => senior,
+      setup: (id, from) => putInState(id, from, { sent_to_superior: true, superior_hospital_id: orgs.CENTRAL, remote_claimed_by: users['13800000005'], remote_claimed_at: new Date() }),
+    },
+    reassign: {
+      actor: () => senior,
+      setup: (id, from) => putInState(id, from, { sent_to_superior: true, superior_hospital_id: orgs.CENTRAL }),
+      body: () => ({ doctorIds: [users['13800000005']] }),
+    },
   };
 
   test('the test drives every action the table declares', () => {
@@ -218,9 +229,10 @@ describe.each(dbKinds)('reports on %s', (kind) => {
       expect([name, r.code, r.body.status]).toEqual([name, 403, 'UAA103']);
     }
     // A right of the route's list that is not this report's: a radiologist at the central hospital
-    // has report:write, but on a report sent to the central hospital writing is the remote centre's (remote:write).
+    // has report:write, but on a report sent to the central hospital writing is the remote centre's (remote:write);
+    // without a remote-centre authorization for hospital A the report is not even theirs to find.
     await putInState(id, -1, { sent_to_superior: true, superior_hospital_id: orgs.CENTRAL });
-    expect((await act(doc7Central, 'save', id, { version: await version(id), ...content })).body.status).toBe('UAA103');
+    expect((await act(doc7Central, 'save', id, { version: await version(id), ...content })).body.status).toBe('REPORT004');
     // The reviewer's pass is not the writer's: route-level refusal.
     await putInState(id, 2, content);
     expect((await act(docA, 'reviewPass', id, { version: await version(id) })).body.status).toBe('UAA103');
@@ -392,7 +404,7 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     // The primary hospital waits while it is upstairs.
     expect((await act(docA, 'save', id, { version: 1, ...content })).body.status).toBe('REPORT007');
     // The central hospital's doctor without remote rights may not; the senior (remote:*) writes and approves.
-    expect((await detail(doc7Central, id)).body.status).toBe('UAA103');
+    expect((await detail(doc7Central, id)).body.status).toBe('REPORT004');
     expect((await detail(senior, id)).body.data).toMatchObject({ mode: 'remote', actions: expect.arrayContaining(['save', 'submit']) });
     expect((await act(senior, 'submit', id, { version: 1, ...content })).body.data).toMatchObject({ reportState: 2, firstTrialHospitalName: '县中心医院' });
     // Approved upstairs: no longer withdrawn.
@@ -516,13 +528,14 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     const seniorAll = (await list(senior, 'all', { filters: { hospitalId: orgs.HOSP_B } })).data;
     expect(seniorAll.total).toBe(all.data.total);
 
-    // The central hospital's radiologist (no regional authorization) sees hospital A's report once it is sent there.
+    // The central hospital's radiologist (no regional, no remote-centre authorization) does not see hospital A's
+    // report even once it is sent there: only the hospitals a role serves as a remote centre are its (tests/api/remote.test.ts).
     const code = async (id: number) => ({ examCode: (await detail(admin, id)).body.data.exam.examCode });
     expect((await list(doc7Central, 'all', { filters: await code(a) })).data.total).toBe(0);
     const up = await examined();
     expect((await list(doc7Central, 'all', { filters: await code(up) })).data.total).toBe(0);
     await act(docA, 'submitSuperiorWrite', up, { version: 0, hospitalId: orgs.CENTRAL });
-    expect((await list(doc7Central, 'all', { filters: await code(up) })).data.list.map((r: { id: number }) => r.id)).toEqual([up]);
+    expect((await list(doc7Central, 'all', { filters: await code(up) })).data.total).toBe(0);
     const remote = (await list(senior, 'write', { model: 'remote' })).data.list;
     expect(remote.map((r: { id: number }) => r.id)).toContain(up);
     expect(remote.every((r: { sentToSuperior: boolean }) => r.sentToSuperior)).toBe(true);

@@ -17,3 +17,27 @@ export async function registerExam(
   expect(r.json().status).toBe("0");
   return r.json().data;
 }
+
+/** The demo region's org ids by code, and each hospital's first exam item with an exam part (what a test registers with). */
+export async function demoOrgsAndItems(db: { query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> }): Promise<{
+  orgs: Record<string, number>;
+  item: Record<string, { id: number; organ_id: number }>;
+}> {
+  const orgs = Object.fromEntries((await db.query<{ code: string; id: number }>("SELECT code, id FROM org")).rows.map((r) => [r.code, r.id]));
+  const { rows } = await db.query<{ code: string; id: number; organ_id: number }>(
+    `SELECT DISTINCT ON (o.code) o.code, i.id, i.organ_id FROM exam_item i JOIN org o ON o.id = i.hospital_id WHERE i.organ_id IS NOT NULL ORDER BY o.code, i.id`,
+  );
+  return { orgs, item: Object.fromEntries(rows.map((r) => [r.code, r])) };
+}
+
+/** A new exam registered as the user of `token` and marked examined (its report may be written). */
+export async function examinedExam(
+  app: FastifyInstance,
+  db: { query(sql: string, params?: unknown[]): Promise<unknown> },
+  token: string,
+  payload: Record<string, unknown>,
+): Promise<number> {
+  const { id } = await registerExam(app, token, payload);
+  await db.query("UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1", [id]);
+  return id as number;
+}

@@ -109,6 +109,7 @@ import views_organ from '../../../schemas/views/organ.json';
 import views_printLayout from '../../../schemas/views/printLayout.json';
 import views_qcRule from '../../../schemas/views/qcRule.json';
 import views_regionOrg from '../../../schemas/views/regionOrg.json';
+import views_remote from '../../../schemas/views/remote.json';
 import views_report from '../../../schemas/views/report.json';
 import views_role from '../../../schemas/views/role.json';
 import views_scheduleRule from '../../../schemas/views/scheduleRule.json';
@@ -225,6 +226,7 @@ export const viewFiles: Record<string, unknown> = {
   "printLayout": views_printLayout,
   "qcRule": views_qcRule,
   "regionOrg": views_regionOrg,
+  "remote": views_remote,
   "report": views_report,
   "role": views_role,
   "scheduleRule": views_scheduleRule,

@@ -58,6 +58,10 @@ export interface Workflow {
    */
   lockSeconds?: number;
   /**
+   * Adapter-specific (report): how long a remote centre's claim holds a report (judged in SQL at read time); a lapsed claim frees it for the others.
+   */
+  claimSeconds?: number;
+  /**
    * Adapter-specific (report): exam states (codes/examState.json) in which the entity may be acted on; others are refused with examStateError.
    *
    * @minItems 1

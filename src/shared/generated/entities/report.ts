@@ -104,6 +104,10 @@ export interface Report {
    */
   lockExpiresAt?: string | null;
   /**
+   * The doctor of the remote centre who claimed the report (issue #19), while the claim holds.
+   */
+  claimedByName?: string | null;
+  /**
    * The patient side has opened the report.
    */
   viewStatus?: boolean;

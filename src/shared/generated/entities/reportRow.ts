@@ -103,6 +103,14 @@ export interface ReportRow {
    */
   sentToSuperior?: boolean;
   superiorHospitalName?: string | null;
+  /**
+   * When it was sent to the superior hospital; a study cannot be linked or unlinked after that.
+   */
+  superiorSendTime?: string | null;
+  /**
+   * The doctor of the remote centre who claimed the report (issue #19), while the claim holds.
+   */
+  claimedByName?: string | null;
   positive?: boolean;
   enableCrisisValue?: boolean;
   lastOperatorName?: string;
