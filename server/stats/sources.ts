@@ -9,6 +9,7 @@
 import { inScope } from '../exam/domain';
 import { REGION_TIME_ZONE } from '../lib/examRules';
 import type { ScopeTarget } from '../identity/scope';
+import { LIMITS } from '../../config/limits';
 
 export interface DimensionSql {
   /** The grouped value (a key the drill-through and the client may pass back as a filter). */
@@ -44,6 +45,19 @@ export interface StatsSource {
 const timeKey = (at: string, unit: 'day' | 'week' | 'month') =>
   `to_char(date_trunc('${unit}', ${at} AT TIME ZONE '${REGION_TIME_ZONE}'), '${unit === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD'}')`;
 
+/** Hours from one instant to a later one (null while either is missing: not counted). */
+const hours = (from: string, to: string) => `EXTRACT(EPOCH FROM (${to} - ${from})) / 3600`;
+
+/**
+ * The milestones of an exam's turnaround, in order: registered, examined (the
+ * modality's MPPS or the first image), images in (the first matched study), the
+ * first report submitted, the report approved (reviewed).
+ */
+const MILESTONES = { registered: 'e.created_at', examined: 'e.exam_time', imagesIn: 'e.images_at', reported: 'r.first_trial_time', approved: 'r.retrial_time' };
+
+/** Age in years as the bands of the regional patient profile (an age in months, weeks, days or hours is under one year). */
+const AGE_BAND = `CASE WHEN e.age_unit <> 4 OR e.age < 15 THEN '0-14' WHEN e.age < 45 THEN '15-44' WHEN e.age < 65 THEN '45-64' ELSE '65+' END`;
+
 /** Exams as the exam list shows them (not hidden), with the report row when there is one. */
 const exam: StatsSource = {
   from: 'exam e LEFT JOIN report r ON r.id = e.id',
@@ -55,6 +69,10 @@ const exam: StatsSource = {
     hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
     device: { key: 'e.device_id', label: 'max(e.device_name)' },
     patientSource: { key: 'e.patient_source', code: 'patientSource' },
+    sex: { key: 'e.sex', code: 'sex' },
+    ageBand: { key: AGE_BAND },
+    // The approved report's conclusion, its first line (at most 30 characters): the "top diagnoses".
+    diagnosis: { key: `nullif(left(split_part(btrim(r.diagnosis), E'\\n', 1), 30), '')` },
     ...timeDimensions(),
   },
   filters: {
@@ -67,9 +85,24 @@ const exam: StatsSource = {
   fields: {
     price: 'e.price',
     // Registration to the first report submitted, in hours (null until then: not counted).
-    reportHours: 'EXTRACT(EPOCH FROM (r.first_trial_time - e.created_at)) / 3600',
+    reportHours: hours(MILESTONES.registered, MILESTONES.reported),
+    // The turnaround's segments, each between two consecutive milestones, and the whole.
+    examinedHours: hours(MILESTONES.registered, MILESTONES.examined),
+    imagesInHours: hours(MILESTONES.examined, MILESTONES.imagesIn),
+    firstReportHours: hours(MILESTONES.imagesIn, MILESTONES.reported),
+    approvalHours: hours(MILESTONES.reported, MILESTONES.approved),
+    turnaroundHours: hours(MILESTONES.registered, MILESTONES.approved),
   },
-  conditions: { examined: 'e.exam_state = 2', withImages: 'e.image_status = 1', reported: 'r.first_trial_time IS NOT NULL' },
+  conditions: {
+    examined: 'e.exam_state = 2',
+    withImages: 'e.image_status = 1',
+    reported: 'r.first_trial_time IS NOT NULL',
+    approved: 'r.retrial_time IS NOT NULL',
+    // Approved within the turnaround limit of registration (schemas/limits.json).
+    approvedInLimit: `r.retrial_time <= e.created_at + interval '${LIMITS.turnaroundLimitHours} hours'`,
+    // Approved, or past the limit without an approval: the exams the share within the limit is of.
+    due: `(r.retrial_time IS NOT NULL OR e.created_at + interval '${LIMITS.turnaroundLimitHours} hours' < now())`,
+  },
 };
 
 /**
@@ -78,8 +111,22 @@ const exam: StatsSource = {
  * of the exam scope target, so no custom condition is silently dropped).
  */
 const scopeColumns = Object.entries(inScope.fields ?? {});
+/**
+ * An exam's workload weight (schemas/entities/workloadWeight.json): its heaviest item,
+ * each item weighing its own coefficient in the exam's hospital, else its part's, else
+ * the part's body category's; 1 without any. Only computed when a measure reads it.
+ */
+const EXAM_WEIGHT = `coalesce((
+    SELECT max(coalesce(wi.coefficient, wo.coefficient, wb.coefficient))
+      FROM exam_item_line l
+      LEFT JOIN organ o ON o.id = l.organ_id
+      LEFT JOIN workload_weight wi ON wi.hospital_id = e.hospital_id AND wi.exam_item_id = l.item_id
+      LEFT JOIN workload_weight wo ON wo.hospital_id = e.hospital_id AND wo.organ_id = l.organ_id
+      LEFT JOIN workload_weight wb ON wb.hospital_id = e.hospital_id AND wb.organ_id = o.parent_id
+     WHERE l.exam_id = e.id), 1)::float8`;
+
 const workBranch = (work: string, doctor: string, name: string, at: string) =>
-  `SELECT '${work}' AS work, r.${doctor} AS doctor_id, r.${name} AS doctor_name, r.${at} AS done_at, e.hospital_id,
+  `SELECT '${work}' AS work, r.${doctor} AS doctor_id, r.${name} AS doctor_name, r.${at} AS done_at, e.hospital_id, ${EXAM_WEIGHT} AS weight,
           ${scopeColumns.map(([field, sql]) => `${sql} AS "f_${field}"`).join(', ')}
      FROM report r JOIN exam e ON e.id = r.id WHERE r.${at} IS NOT NULL AND NOT e.hidden`;
 
@@ -99,7 +146,7 @@ const reportWork: StatsSource = {
     hospitalId: { sql: 'w.hospital_id', type: 'integer' },
     modality: { sql: 'w."f_modality"', type: 'string' },
   },
-  fields: {},
+  fields: { weight: 'w.weight' },
   conditions: { written: "w.work = 'write'", reviewed: "w.work = 'review'", rechecked: "w.work = 'recheck'" },
 };
 

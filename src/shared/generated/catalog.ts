@@ -79,10 +79,12 @@ import entities_study from '../../../schemas/entities/study.json';
 import entities_template from '../../../schemas/entities/template.json';
 import entities_user from '../../../schemas/entities/user.json';
 import entities_userSession from '../../../schemas/entities/userSession.json';
+import entities_workloadWeight from '../../../schemas/entities/workloadWeight.json';
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
 import reply from '../../../schemas/reply.json';
 import stats_examVolume from '../../../schemas/stats/examVolume.json';
+import stats_turnaround from '../../../schemas/stats/turnaround.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
 import views_centralHospital from '../../../schemas/views/centralHospital.json';
@@ -108,6 +110,7 @@ import views_study from '../../../schemas/views/study.json';
 import views_templatePrivate from '../../../schemas/views/templatePrivate.json';
 import views_templatePublic from '../../../schemas/views/templatePublic.json';
 import views_user from '../../../schemas/views/user.json';
+import views_workloadWeight from '../../../schemas/views/workloadWeight.json';
 import workflow from '../../../schemas/workflow.json';
 
 /** Every JSON Schema under schemas/ but the views and statistics views, each with its $id. */
@@ -192,6 +195,7 @@ export const schemaFiles: unknown[] = [
   entities_template,
   entities_user,
   entities_userSession,
+  entities_workloadWeight,
   limits,
   matchingPolicy,
   reply,
@@ -224,10 +228,12 @@ export const viewFiles: Record<string, unknown> = {
   "templatePrivate": views_templatePrivate,
   "templatePublic": views_templatePublic,
   "user": views_user,
+  "workloadWeight": views_workloadWeight,
 };
 
 /** Every statistics view (schemas/stats/<name>.json) by name. */
 export const statsFiles: Record<string, unknown> = {
   "examVolume": stats_examVolume,
+  "turnaround": stats_turnaround,
   "workload": stats_workload,
 };
