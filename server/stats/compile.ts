@@ -119,6 +119,8 @@ export function compileStats(view: StatsView, query: StatsQuery, scope: DataScop
   const at = source.dates[view.range.field];
   params.push(new Date(from).toISOString(), new Date(to).toISOString());
   where.push(`${at} >= $1::timestamptz AND ${at} < $2::timestamptz`);
+  const narrow = source.narrow?.[view.range.field];
+  if (narrow) where.push(narrow('$1::timestamptz', '$2::timestamptz'));
 
   const dimension = query.dimension ?? view.dimensions[0];
   if (!view.dimensions.includes(dimension)) throw new StatsRefusal('dimension', 'invalid');
