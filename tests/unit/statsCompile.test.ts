@@ -49,7 +49,7 @@ describe('statistics compiler', () => {
   });
 
   test('every declared view names only what its source offers', () => {
-    expect(Object.keys(views).sort()).toEqual(['examVolume', 'turnaround', 'workload']);
+    expect(Object.keys(views).sort()).toEqual(['cockpit', 'examVolume', 'turnaround', 'workload']);
     for (const [name, view] of Object.entries(views)) expect(() => checkStatsView(name, view)).not.toThrow();
     expect(() => checkStatsView('x', { ...views.examVolume, dimensions: ['modality', 'patientName'] })).toThrow(/no dimension patientName/);
     expect(() => checkStatsView('x', { ...views.examVolume, measures: [{ key: 'n', fn: 'sum', field: 'hisPatientName' }] })).toThrow(/no field/);
@@ -71,10 +71,11 @@ describe('statistics compiler', () => {
     expect(all.dimension).toBe('modality');
   });
 
-  test('report work is scoped on the exam columns carried through the union', () => {
+  test('report work is scoped on the exam columns of each report unfolded, its range narrowed to the work-time indexes', () => {
     const c = compileStats(views.workload, { range, dimension: 'doctor' }, OWN, 366);
-    expect(c.sql).toContain('w.hospital_id = ANY($3::int[])');
-    expect(c.sql).toContain('w."f_modality"::text = $4');
+    expect(c.sql).toContain('e.hospital_id = ANY($3::int[])');
+    expect(c.sql).toContain('e.modality::text = $4');
+    expect(c.sql).toContain('(r.first_trial_time >= $1::timestamptz AND r.first_trial_time < $2::timestamptz) OR (r.retrial_time >= $1::timestamptz');
     expect(c.sql).toContain(`(count(*) FILTER (WHERE w.work = 'write'))::int AS "written"`);
     expect(c.sql).toContain('max(w.doctor_name) AS l0');
   });

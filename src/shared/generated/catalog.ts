@@ -83,6 +83,7 @@ import entities_workloadWeight from '../../../schemas/entities/workloadWeight.js
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
 import reply from '../../../schemas/reply.json';
+import stats_cockpit from '../../../schemas/stats/cockpit.json';
 import stats_examVolume from '../../../schemas/stats/examVolume.json';
 import stats_turnaround from '../../../schemas/stats/turnaround.json';
 import stats_workload from '../../../schemas/stats/workload.json';
@@ -233,6 +234,7 @@ export const viewFiles: Record<string, unknown> = {
 
 /** Every statistics view (schemas/stats/<name>.json) by name. */
 export const statsFiles: Record<string, unknown> = {
+  "cockpit": stats_cockpit,
   "examVolume": stats_examVolume,
   "turnaround": stats_turnaround,
   "workload": stats_workload,
