@@ -30,3 +30,58 @@ CREATE UNIQUE INDEX IF NOT EXISTS workload_weight_organ_key ON workload_weight (
 CREATE INDEX IF NOT EXISTS report_first_trial_time_idx ON report (first_trial_time) WHERE first_trial_time IS NOT NULL;
 CREATE INDEX IF NOT EXISTS report_retrial_time_idx ON report (retrial_time) WHERE retrial_time IS NOT NULL;
 CREATE INDEX IF NOT EXISTS report_recheck_time_idx ON report (recheck_time) WHERE recheck_time IS NOT NULL;
+
+-- The exam's workload weight, kept current by the triggers below in the writing
+-- transaction, so the weighted workload sums a column: evaluating the coefficients
+-- per piece of work took most of a year's workload query (bench/suites/stat.ts).
+-- Its heaviest item: an item's own coefficient in the exam's hospital, else its
+-- part's, else the part's body category's; 1 without any.
+ALTER TABLE exam ADD COLUMN IF NOT EXISTS work_weight numeric(6, 2) NOT NULL DEFAULT 1;
+
+CREATE OR REPLACE FUNCTION exam_work_weight(p_exam integer) RETURNS numeric
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(max(coalesce(wi.coefficient, wo.coefficient, wb.coefficient)), 1)
+    FROM exam x
+    JOIN exam_item_line l ON l.exam_id = x.id
+    LEFT JOIN organ o ON o.id = l.organ_id
+    LEFT JOIN workload_weight wi ON wi.hospital_id = x.hospital_id AND wi.exam_item_id = l.item_id
+    LEFT JOIN workload_weight wo ON wo.hospital_id = x.hospital_id AND wo.organ_id = l.organ_id
+    LEFT JOIN workload_weight wb ON wb.hospital_id = x.hospital_id AND wb.organ_id = o.parent_id
+   WHERE x.id = p_exam
+$$;
+
+-- An exam's items changed: its weight again.
+CREATE OR REPLACE FUNCTION exam_item_line_weight() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    UPDATE exam SET work_weight = exam_work_weight(id) WHERE id = OLD.exam_id AND work_weight IS DISTINCT FROM exam_work_weight(id);
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    UPDATE exam SET work_weight = exam_work_weight(id) WHERE id = NEW.exam_id AND work_weight IS DISTINCT FROM exam_work_weight(id);
+  END IF;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS exam_item_line_weight ON exam_item_line;
+CREATE TRIGGER exam_item_line_weight AFTER INSERT OR UPDATE OR DELETE ON exam_item_line
+  FOR EACH ROW EXECUTE FUNCTION exam_item_line_weight();
+
+-- A coefficient saved or deleted: the weights of its hospital's exams that have items.
+CREATE OR REPLACE FUNCTION workload_weight_changed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  h integer;
+BEGIN
+  FOREACH h IN ARRAY ARRAY[CASE WHEN TG_OP <> 'INSERT' THEN OLD.hospital_id END, CASE WHEN TG_OP <> 'DELETE' THEN NEW.hospital_id END] LOOP
+    IF h IS NOT NULL THEN
+      UPDATE exam e SET work_weight = exam_work_weight(e.id)
+       WHERE e.hospital_id = h
+         AND EXISTS (SELECT 1 FROM exam_item_line l WHERE l.exam_id = e.id)
+         AND e.work_weight IS DISTINCT FROM exam_work_weight(e.id);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS workload_weight_changed ON workload_weight;
+CREATE TRIGGER workload_weight_changed AFTER INSERT OR UPDATE OR DELETE ON workload_weight
+  FOR EACH ROW EXECUTE FUNCTION workload_weight_changed();

@@ -111,18 +111,11 @@ const exam: StatsSource = {
 };
 
 /**
- * An exam's workload weight (schemas/entities/workloadWeight.json): its heaviest item,
- * each item weighing its own coefficient in the exam's hospital, else its part's, else
- * the part's body category's; 1 without any. Only computed when a measure reads it.
+ * An exam's workload weight (schemas/entities/workloadWeight.json): its heaviest item's
+ * coefficient, 1 without any; kept on the exam by triggers in the writing transaction
+ * (migration 0030), so a year's workload sums a column.
  */
-const EXAM_WEIGHT = `coalesce((
-    SELECT max(coalesce(wi.coefficient, wo.coefficient, wb.coefficient))
-      FROM exam_item_line l
-      LEFT JOIN organ o ON o.id = l.organ_id
-      LEFT JOIN workload_weight wi ON wi.hospital_id = e.hospital_id AND wi.exam_item_id = l.item_id
-      LEFT JOIN workload_weight wo ON wo.hospital_id = e.hospital_id AND wo.organ_id = l.organ_id
-      LEFT JOIN workload_weight wb ON wb.hospital_id = e.hospital_id AND wb.organ_id = o.parent_id
-     WHERE l.exam_id = e.id), 1)::float8`;
+const EXAM_WEIGHT = 'e.work_weight::float8';
 
 /**
  * Report work: one row per report written (submitted), reviewed and rechecked, with

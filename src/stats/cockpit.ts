@@ -74,7 +74,12 @@ export function panelChart(panel: CockpitPanel, answer: StatsAnswer, t: Translat
   const view = panelView(panel);
   const shown = panelAnswer(panel, answer);
   const { option } = chartModel(panel.view, view, { type: panel.chart ?? 'bar', measures: shown.measures as [string, ...string[]], stack: panel.stack }, shown, t);
-  const axis = (a: unknown, extra: object = {}) => ({ ...(a as object), ...extra, axisLabel: { ...(a as { axisLabel?: object }).axisLabel, ...WALL, fontSize: 16, interval: 0 } });
+  // Every category shown (long ones cut to a width), value axes with few steps.
+  const axis = (a: unknown, extra: object = {}) => {
+    const category = (a as { type?: string }).type === 'category';
+    const label = category ? { interval: 0, width: 170, overflow: 'truncate' } : {};
+    return { ...(a as object), ...extra, ...(category ? {} : { splitNumber: 4 }), axisLabel: { ...(a as { axisLabel?: object }).axisLabel, ...WALL, fontSize: 16, ...label } };
+  };
   const series = (option.series as Array<Record<string, unknown>>).map((s) =>
     s.type === 'pie' ? { ...s, radius: ['34%', '58%'], center: ['50%', '46%'], label: { ...WALL, fontSize: 16, formatter: '{b}\n{d}%' } } : { ...s, barMaxWidth: 22 },
   );

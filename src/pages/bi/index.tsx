@@ -30,7 +30,7 @@ const PAGE: React.CSSProperties = {
 };
 const BOX: React.CSSProperties = { background: 'rgba(20, 40, 70, 0.55)', border: '1px solid rgba(90, 160, 255, 0.25)', borderRadius: 8, padding: '10px 14px', minWidth: 0 };
 const HEADING: React.CSSProperties = { fontSize: 22, fontWeight: 600, color: '#7fc3ff', margin: '0 0 6px' };
-const CHART_HEIGHT = 280;
+const CHART_HEIGHT = 300;
 
 function Figures({ panel, answer }: { panel: CockpitPanel; answer: StatsAnswer | 'error' | undefined }) {
   const { t, language } = useTranslate();
