@@ -12,6 +12,10 @@
  *   first measure; measures compile to count/sum/avg/percentile_cont with FILTER
  * - refusals name the field: unknown dimension, series, measure or filter, a missing,
  *   reversed or too long range
+ * - a share is the rows where `when` holds among those `among` picks (null without any);
+ *   a share needs `when`, and `among` only belongs to a share
+ * - the BI cockpit's panels (config/cockpit.json) name declared views and measures, and
+ *   ask whole local days of their quick range
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -19,6 +23,7 @@ import format from '../../schemas/stats/_stats.schema.json';
 import { checkStatsView, compileStats, StatsRefusal, type StatsView } from '../../server/stats/compile';
 import { statsFiles } from '../../src/shared/generated/catalog';
 import type { DataScope } from '../../server/identity/scope';
+import { SECTIONS, panelRequest, panelView } from '../../src/stats/cockpit';
 
 const views = statsFiles as Record<string, StatsView>;
 const ALL: DataScope = { all: true, hospitalIds: [], conditionSets: [] };
@@ -101,5 +106,33 @@ describe('statistics compiler', () => {
     expect(run({ range: [range[1], range[0]] })).toEqual({ field: 'range', reason: 'invalid' });
     expect(run({}, 6)).toEqual({ field: 'range', reason: 'maxRangeDays' });
     expect(run({})).toBeUndefined();
+  });
+
+  test('a share compiles to the fraction among its rows; the format ties among to share', () => {
+    const c = compileStats(views.turnaround, { range, measures: ['inLimit'] }, ALL, 366);
+    expect(c.sql).toContain('((count(*) FILTER (WHERE ((r.retrial_time IS NOT NULL OR e.created_at');
+    expect(c.sql).toMatch(/::float8 \/ nullif\(count\(\*\) FILTER \(WHERE \(r\.retrial_time IS NOT NULL OR .*\), 0\)\) AS "inLimit"/);
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(format);
+    const withMeasure = (m: object) => ({ ...views.turnaround, measures: [m] });
+    expect(validate(withMeasure({ key: 'x', fn: 'share', when: 'approvedInLimit' }))).toBe(true);
+    expect(validate(withMeasure({ key: 'x', fn: 'share', among: 'due' }))).toBe(false);
+    expect(validate(withMeasure({ key: 'x', fn: 'count', when: 'approved', among: 'due' }))).toBe(false);
+    expect(() => checkStatsView('x', withMeasure({ key: 'x', fn: 'share', when: 'approved', among: 'nothing' }) as StatsView)).toThrow(/no condition nothing/);
+  });
+
+  test('cockpit panels name declared views and measures and ask whole days of their range', () => {
+    const panels = SECTIONS.flatMap((s) => s.panels);
+    expect(SECTIONS.map((s) => s.key)).toEqual(['overview', 'trend', 'subRegion', 'profile']);
+    for (const p of panels) expect(() => panelView(p)).not.toThrow();
+    expect(() => panelView({ ...panels[0], figures: ['nothing'] })).toThrow(/no measure nothing/);
+    const now = new Date(2026, 10, 26, 15, 30);
+    const month = panelRequest(panels.find((p) => p.range === 'thisMonth')!, now);
+    expect(month.body.range).toEqual([new Date(2026, 10, 1).toISOString(), new Date(2026, 10, 27).toISOString()]);
+    for (const p of panels) {
+      const { view, body } = panelRequest(p, now);
+      expect(compileStats(views[view], body, OWN, 366).measures).toEqual(p.values.measures);
+    }
   });
 });
