@@ -63,6 +63,8 @@ export interface RouteEntry {
   icon: string;
   group?: string;
   hideInMenu?: boolean;
+  /** No notification pop-ups on this route (a wall screen nobody works at). */
+  quiet?: boolean;
   /** A page under src/pages; absent means the shared "not yet available" page. */
   component?: string;
   /** Module key (config/permissions.json) whose rights show the route, or several any of which does; absent: any logged-in user. */

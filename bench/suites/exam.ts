@@ -30,14 +30,24 @@ const sqlArray = (values: string[]) => `ARRAY[${values.map((v) => `'${v}'`).join
 
 /**
  * One INSERT … SELECT over generate_series: the i-th exam is the i-th spread of every
- * column. `count` exams (exam codes B0000000001…) over SPAN_DAYS; `examined` makes them
- * all examined (exam_state 2, what reports need) instead of a spread of states.
+ * column. `count` exams (exam codes B0000000001…) over `spanDays` (SPAN_DAYS); `examined`
+ * makes them all examined (exam_state 2, what reports need) instead of a spread of
+ * states; `milestones` gives the examined ones an exam time and an images-in time (the
+ * turnaround statistics) a spread of minutes after registration.
  */
-export function bulkInsert(hospitalIds: number[], { count = EXAMS, examined = false }: { count?: number; examined?: boolean } = {}): string {
+export function bulkInsert(
+  hospitalIds: number[],
+  { count = EXAMS, examined = false, spanDays = SPAN_DAYS, milestones = false }: { count?: number; examined?: boolean; spanDays?: number; milestones?: boolean } = {},
+): string {
+  const state = examined ? '2' : '(1 + i % 3)';
+  const times = milestones
+    ? `, CASE WHEN ${state} = 2 THEN t.at + (5 + i % 55) * interval '1 minute' END,
+         CASE WHEN ${state} = 2 THEN t.at + (10 + i % 170) * interval '1 minute' END`
+    : '';
   return `
     INSERT INTO exam (hospital_id, exam_code, study_uid, his_patient_name, his_no, patient_id, age, age_unit, sex, phone,
                       patient_source, modality, device_name, item_names, price, exam_state, arrived_at, register_doctor_name,
-                      scheduled_start, scheduled_step_id, requested_procedure_id, created_at, updated_at)
+                      scheduled_start, scheduled_step_id, requested_procedure_id, created_at, updated_at${milestones ? ', exam_time, images_at' : ''})
     SELECT h.ids[(1 + i % ${hospitalIds.length})::int],
            'B' || lpad(i::text, 10, '0'),
            '2.25.9' || i,
@@ -48,12 +58,12 @@ export function bulkInsert(hospitalIds: number[], { count = EXAMS, examined = fa
            '138' || lpad((i % 100000000)::text, 8, '0'),
            (1 + i % 4)::smallint,
            (${sqlArray(MODALITIES)})[(1 + i % ${MODALITIES.length})::int],
-           'DEV-' || (i % 7), '胸部平扫', 120.00, ${examined ? '2' : '(1 + i % 3)'}::smallint,
+           'DEV-' || (i % 7), '胸部平扫', 120.00, ${state}::smallint,
            t.at, '登记员',
-           t.at, 'B' || lpad(i::text, 10, '0'), 'B' || lpad(i::text, 10, '0'), t.at, t.at
+           t.at, 'B' || lpad(i::text, 10, '0'), 'B' || lpad(i::text, 10, '0'), t.at, t.at${times}
       FROM generate_series(1::bigint, ${count}) AS i
       CROSS JOIN (SELECT ARRAY[${hospitalIds.join(',')}]::int[] AS ids) h
-      CROSS JOIN LATERAL (SELECT now() - (i * (${SPAN_DAYS} * 86400.0 / ${count})) * interval '1 second' AS at) t`;
+      CROSS JOIN LATERAL (SELECT now() - (i * (${spanDays} * 86400.0 / ${count})) * interval '1 second' AS at) t`;
 }
 
 /** Whole local days ending tomorrow 00:00, as the query bar sends them. */

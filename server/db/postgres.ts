@@ -96,7 +96,9 @@ function listener(url: string, channel: string, n: Notifications): { started: Pr
 }
 
 export async function openPostgres(url: string): Promise<Db> {
-  const pool = new Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_MAX || 10) });
+  // JIT off: the statistics' aggregates cross its cost threshold and then spent seconds
+  // compiling what runs in a few hundred milliseconds (bench/suites/stat.ts, README).
+  const pool = new Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_MAX || 10), options: '-c jit=off' });
   // A pool error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   await pool.query('SELECT 1');

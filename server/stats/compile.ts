@@ -59,6 +59,7 @@ export function checkStatsView(name: string, view: StatsView): void {
     keys.add(m.key);
     if (m.field && source.fields[m.field] === undefined) fail(`source ${view.source} has no field ${m.field}`);
     if (m.when && !source.conditions[m.when]) fail(`source ${view.source} has no condition ${m.when}`);
+    if (m.among && !source.conditions[m.among]) fail(`source ${view.source} has no condition ${m.among}`);
   }
   for (const c of view.charts) for (const m of c.measures) if (!keys.has(m)) fail(`chart measure ${m} is not a measure`);
   for (const d of Object.keys(view.drill?.dimensions ?? {})) if (!source.dimensions[d]) fail(`drill dimension ${d} is not a dimension`);
@@ -78,6 +79,11 @@ function aggregate(source: StatsSource, m: StatsView['measures'][number]): strin
       return `(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${field})${when})::float8`;
     case 'p90':
       return `(percentile_cont(0.9) WITHIN GROUP (ORDER BY ${field})${when})::float8`;
+    case 'share': {
+      // Of the rows `among` picks (all without it), the fraction where `when` holds too; null when none.
+      const among = m.among ? source.conditions[m.among] : 'true';
+      return `((count(*) FILTER (WHERE (${among}) AND (${source.conditions[m.when!]})))::float8 / nullif(count(*) FILTER (WHERE ${among}), 0))`;
+    }
   }
 }
 
@@ -113,6 +119,8 @@ export function compileStats(view: StatsView, query: StatsQuery, scope: DataScop
   const at = source.dates[view.range.field];
   params.push(new Date(from).toISOString(), new Date(to).toISOString());
   where.push(`${at} >= $1::timestamptz AND ${at} < $2::timestamptz`);
+  const narrow = source.narrow?.[view.range.field];
+  if (narrow) where.push(narrow('$1::timestamptz', '$2::timestamptz'));
 
   const dimension = query.dimension ?? view.dimensions[0];
   if (!view.dimensions.includes(dimension)) throw new StatsRefusal('dimension', 'invalid');

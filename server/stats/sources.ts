@@ -9,6 +9,7 @@
 import { inScope } from '../exam/domain';
 import { REGION_TIME_ZONE } from '../lib/examRules';
 import type { ScopeTarget } from '../identity/scope';
+import { LIMITS } from '../../config/limits';
 
 export interface DimensionSql {
   /** The grouped value (a key the drill-through and the client may pass back as a filter). */
@@ -32,6 +33,11 @@ export interface StatsSource {
   where?: string;
   scope: ScopeTarget;
   dates: Record<string, string>;
+  /**
+   * For a date field computed per row (a union's or an unfolding's), an indexable
+   * condition the range implies on the underlying columns: ANDed beside the range.
+   */
+  narrow?: Record<string, (from: string, to: string) => string>;
   dimensions: Record<string, DimensionSql>;
   filters: Record<string, FilterSql>;
   /** Numeric expressions measures may aggregate (sum, avg, median, p90). */
@@ -56,6 +62,19 @@ const EXAM_FILTERS: Record<string, FilterSql> = {
   patientSource: { sql: 'e.patient_source', type: 'integer' },
 };
 
+/** Hours from one instant to a later one (null while either is missing: not counted). */
+const hours = (from: string, to: string) => `EXTRACT(EPOCH FROM (${to} - ${from})) / 3600`;
+
+/**
+ * The milestones of an exam's turnaround, in order: registered, examined (the
+ * modality's MPPS or the first image), images in (the first matched study), the
+ * first report submitted, the report approved (reviewed).
+ */
+const MILESTONES = { registered: 'e.created_at', examined: 'e.exam_time', imagesIn: 'e.images_at', reported: 'r.first_trial_time', approved: 'r.retrial_time' };
+
+/** Age in years as the bands of the regional patient profile (an age in months, weeks, days or hours is under one year). */
+const AGE_BAND = `CASE WHEN e.age_unit <> 4 OR e.age < 15 THEN '0-14' WHEN e.age < 45 THEN '15-44' WHEN e.age < 65 THEN '45-64' ELSE '65+' END`;
+
 /** Exams as the exam list shows them (not hidden), with the report row when there is one. */
 const exam: StatsSource = {
   from: 'exam e LEFT JOIN report r ON r.id = e.id',
@@ -66,6 +85,10 @@ const exam: StatsSource = {
     ...EXAM_DIMENSIONS,
     device: { key: 'e.device_id', label: 'max(e.device_name)' },
     businessMode: { key: '(SELECT o.business_mode FROM org o WHERE o.id = e.hospital_id)', code: 'businessMode' },
+    sex: { key: 'e.sex', code: 'sex' },
+    ageBand: { key: AGE_BAND },
+    // The approved report's conclusion, its first line (at most 30 characters): the "top diagnoses".
+    diagnosis: { key: `nullif(left(split_part(btrim(r.diagnosis), E'\\n', 1), 30), '')` },
     ...timeDimensions(),
   },
   filters: {
@@ -76,13 +99,23 @@ const exam: StatsSource = {
   fields: {
     price: 'e.price',
     // Registration to the first report submitted, in hours (null until then: not counted).
-    reportHours: 'EXTRACT(EPOCH FROM (r.first_trial_time - e.created_at)) / 3600',
+    reportHours: hours(MILESTONES.registered, MILESTONES.reported),
+    // The turnaround's segments, each between two consecutive milestones, and the whole.
+    examinedHours: hours(MILESTONES.registered, MILESTONES.examined),
+    imagesInHours: hours(MILESTONES.examined, MILESTONES.imagesIn),
+    firstReportHours: hours(MILESTONES.imagesIn, MILESTONES.reported),
+    approvalHours: hours(MILESTONES.reported, MILESTONES.approved),
+    turnaroundHours: hours(MILESTONES.registered, MILESTONES.approved),
   },
   conditions: {
     examined: 'e.exam_state = 2',
     withImages: 'e.image_status = 1',
     reported: 'r.first_trial_time IS NOT NULL',
     approved: 'r.retrial_time IS NOT NULL',
+    // Approved within the turnaround limit of registration (schemas/limits.json).
+    approvedInLimit: `r.retrial_time <= e.created_at + interval '${LIMITS.turnaroundLimitHours} hours'`,
+    // Approved, or past the limit without an approval: the exams the share within the limit is of.
+    due: `(r.retrial_time IS NOT NULL OR e.created_at + interval '${LIMITS.turnaroundLimitHours} hours' < now())`,
     bySuperior: 'e.sent_to_superior',
     positive: 'r.positive',
     arrived: 'e.arrived_at IS NOT NULL',
@@ -130,44 +163,58 @@ const examItem: StatsSource = {
 };
 
 /**
+ * An exam's workload weight (schemas/entities/workloadWeight.json): its heaviest item's
+ * coefficient, 1 without any; kept on the exam by triggers in the writing transaction
+ * (migration 0030), so a year's workload sums a column.
+ */
+const EXAM_WEIGHT = 'e.work_weight::float8';
+
+/**
  * Report work: one row per report written (submitted), reviewed and rechecked, with
  * who did it and when, and the exam's columns the data scope may name (every field
- * of the exam scope target, so no custom condition is silently dropped).
+ * of the exam scope target, so no custom condition is silently dropped). One pass
+ * over report ⋈ exam, each report unfolded into its (up to three) pieces of work, so
+ * a year reads each row once rather than once per kind of work; `narrow` lets a range
+ * use the indexes on the three work times (migration 0030).
  */
 const scopeColumns = Object.entries(inScope.fields ?? {});
-const workBranch = (work: string, doctor: string, name: string, at: string) =>
-  `SELECT '${work}' AS work, r.${doctor} AS doctor_id, r.${name} AS doctor_name, r.${at} AS done_at, e.hospital_id,
-          coalesce(e.exam_time, e.created_at) AS exam_at, r.positive,
-          ${scopeColumns.map(([field, sql]) => `${sql} AS "f_${field}"`).join(', ')}
-     FROM report r JOIN exam e ON e.id = r.id WHERE r.${at} IS NOT NULL AND NOT e.hidden`;
+const WORK = [
+  ['write', 'writer_id', 'writer_name', 'first_trial_time'],
+  ['review', 'reviewer_id', 'reviewer_name', 'retrial_time'],
+  ['recheck', 'recheck_doctor_id', 'recheck_doctor_name', 'recheck_time'],
+] as const;
 
 const reportWork: StatsSource = {
-  from: `(${workBranch('write', 'writer_id', 'writer_name', 'first_trial_time')}
-          UNION ALL ${workBranch('review', 'reviewer_id', 'reviewer_name', 'retrial_time')}
-          UNION ALL ${workBranch('recheck', 'recheck_doctor_id', 'recheck_doctor_name', 'recheck_time')}) w`,
-  scope: { hospitalColumn: 'w.hospital_id', fields: Object.fromEntries(scopeColumns.map(([field]) => [field, `w."f_${field}"`])) },
+  from: `report r JOIN exam e ON e.id = r.id
+         CROSS JOIN LATERAL (VALUES ${WORK.map(([work, doctor, name, at]) => `('${work}', r.${doctor}, r.${name}, r.${at})`).join(', ')}) w (work, doctor_id, doctor_name, done_at)`,
+  where: 'NOT e.hidden',
+  scope: inScope,
   dates: { doneAt: 'w.done_at' },
+  narrow: { doneAt: (from, to) => `(${WORK.map(([, , , at]) => `(r.${at} >= ${from} AND r.${at} < ${to})`).join(' OR ')})` },
   dimensions: {
     doctor: { key: 'w.doctor_id', label: 'max(w.doctor_name)' },
     // Spec section 3: doctor titles (chief 4 … unrated -1), as the user's record says now.
     title: { key: 'coalesce((SELECT u.title FROM app_user u WHERE u.id = w.doctor_id), -1)', code: 'doctorTitle' },
-    modality: { key: `coalesce(w."f_modality", '')` },
-    hospital: { key: 'w.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = w.hospital_id)' },
+    modality: { key: "coalesce(e.modality, '')" },
+    hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
     ...timeDimensions(),
   },
   filters: {
-    hospitalId: { sql: 'w.hospital_id', type: 'integer' },
-    modality: { sql: 'w."f_modality"', type: 'string' },
+    hospitalId: { sql: 'e.hospital_id', type: 'integer' },
+    modality: { sql: 'e.modality', type: 'string' },
     // Bound by the server to the caller (a view's `self`): one's own work.
     doctorId: { sql: 'w.doctor_id', type: 'integer' },
   },
-  // From the exam (its exam time, else its registration) to this piece of work, in hours.
-  fields: { hours: 'EXTRACT(EPOCH FROM (w.done_at - w.exam_at)) / 3600' },
+  fields: {
+    weight: EXAM_WEIGHT,
+    // From the exam (its exam time, else its registration) to this piece of work, in hours.
+    hours: 'EXTRACT(EPOCH FROM (w.done_at - coalesce(e.exam_time, e.created_at))) / 3600',
+  },
   conditions: {
     written: "w.work = 'write'",
     reviewed: "w.work = 'review'",
     rechecked: "w.work = 'recheck'",
-    positiveWritten: "w.work = 'write' AND w.positive",
+    positiveWritten: "w.work = 'write' AND r.positive",
   },
 };
 

@@ -18,12 +18,14 @@ export interface ChartProps {
   height?: number;
   onPoint?: (dataIndex: number, seriesIndex: number) => void;
   testId?: string;
+  /** An echarts theme registered by echarts/core ('dark' for the wall screen). */
+  theme?: string;
 }
 
 /** A user who asked for reduced motion gets charts drawn at once, as antd's motion is off for them (src/app.tsx). */
 const reducedMotion = () => typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
 
-export default function Chart({ option, height = 320, onPoint, testId }: ChartProps) {
+export default function Chart({ option, height = 320, onPoint, testId, theme }: ChartProps) {
   const shown = useMemo(() => (reducedMotion() ? { ...option, animation: false } : option), [option]);
   const events = useMemo(
     () => (onPoint ? { click: (p: { dataIndex: number; seriesIndex?: number }) => onPoint(p.dataIndex, p.seriesIndex ?? 0) } : undefined),
@@ -31,7 +33,7 @@ export default function Chart({ option, height = 320, onPoint, testId }: ChartPr
   );
   return (
     <div data-testid={testId}>
-      <ReactEChartsCore echarts={echarts} option={shown} notMerge lazyUpdate style={{ height, width: '100%' }} onEvents={events} />
+      <ReactEChartsCore echarts={echarts} option={shown} theme={theme} notMerge lazyUpdate style={{ height, width: '100%' }} onEvents={events} />
     </div>
   );
 }

@@ -142,12 +142,13 @@ export function toRequest(view: StatsView, values: StatsValues): StatsRequest {
   };
 }
 
-/** A measure's value as its cell shows it: counts in the spec's short forms, money in CNY, hours with one decimal. */
+/** A measure's value as its cell shows it: counts in the spec's short forms, money in CNY, hours with one decimal, shares as percents. */
 export function formatMeasure(view: StatsView, measure: string, value: number | null | undefined, locale = 'zh-CN'): string {
   if (value === null || value === undefined) return '-';
   const format = view.measures.find((m) => m.key === measure)?.format;
   if (format === 'money') return formatMoney(value, locale);
   if (format === 'hours') return value.toFixed(1);
+  if (format === 'percent') return `${(value * 100).toFixed(1)}%`;
   return shortNumber(value);
 }
 
@@ -221,7 +222,8 @@ export function chartModel(name: string, view: StatsView, chart: ChartDef, answe
         type: chart.type,
         name: l.name,
         data: l.data,
-        ...(chart.stack && answer.series ? { stack: 'total' } : {}),
+        // Stacked: the series of one measure, or the measures themselves (consecutive segments of one whole).
+        ...(chart.stack && (answer.series || chart.measures.length > 1) ? { stack: 'total' } : {}),
         ...(chart.type === 'line' ? { smooth: true } : { barMaxWidth: 40 }),
       })),
     },

@@ -72,6 +72,8 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.scheduleRule = { id: rule.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
     const his = await q.query<{ id: number }>("INSERT INTO his_interface (hospital_id, name, url) VALUES ($1, 'FOREIGN-HIS', 'http://10.0.0.9/his') RETURNING id", [orgs.CENTRAL]);
     foreign.hisInterface = { id: his.rows[0].id, secret: 'FOREIGN-HIS' };
+    const weight = await q.query<{ id: number }>("INSERT INTO workload_weight (hospital_id, organ_id, coefficient, remark) VALUES ($1, (SELECT min(id) FROM organ), 2, 'FOREIGN-WEIGHT') RETURNING id", [orgs.CENTRAL]);
+    foreign.workloadWeight = { id: weight.rows[0].id, secret: 'FOREIGN-WEIGHT' };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
     // A central-hospital report (a report is addressed by its exam's id) and public template.

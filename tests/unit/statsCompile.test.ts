@@ -12,6 +12,10 @@
  *   first measure; measures compile to count/sum/avg/percentile_cont with FILTER
  * - refusals name the field: unknown dimension, series, measure or filter, a missing,
  *   reversed or too long range
+ * - a share is the rows where `when` holds among those `among` picks (null without any);
+ *   a share needs `when`, and `among` only belongs to a share
+ * - the BI cockpit's panels (config/cockpit.json) name declared views and measures, and
+ *   ask whole local days of their quick range
  */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -19,6 +23,7 @@ import format from '../../schemas/stats/_stats.schema.json';
 import { checkStatsView, compileStats, StatsRefusal, type StatsView } from '../../server/stats/compile';
 import { statsFiles } from '../../src/shared/generated/catalog';
 import type { DataScope } from '../../server/identity/scope';
+import { SECTIONS, panelRequest, panelView } from '../../src/stats/cockpit';
 
 const views = statsFiles as Record<string, StatsView>;
 const ALL: DataScope = { all: true, hospitalIds: [], conditionSets: [] };
@@ -49,7 +54,7 @@ describe('statistics compiler', () => {
   });
 
   test('every declared view names only what its source offers', () => {
-    expect(Object.keys(views).sort()).toEqual(['business', 'businessps', 'checkstat', 'docReportStat', 'examPriceStatistics', 'examVolume', 'myTurnaround', 'ownDataAnalysis', 'reservationStat', 'workload']);
+    expect(Object.keys(views).sort()).toEqual(['business', 'businessps', 'checkstat', 'cockpit', 'docReportStat', 'examPriceStatistics', 'examVolume', 'myTurnaround', 'ownDataAnalysis', 'reservationStat', 'turnaround', 'workload']);
     for (const [name, view] of Object.entries(views)) expect(() => checkStatsView(name, view)).not.toThrow();
     expect(() => checkStatsView('x', { ...views.examVolume, dimensions: ['modality', 'patientName'] })).toThrow(/no dimension patientName/);
     expect(() => checkStatsView('x', { ...views.examVolume, measures: [{ key: 'n', fn: 'sum', field: 'hisPatientName' }] })).toThrow(/no field/);
@@ -71,10 +76,11 @@ describe('statistics compiler', () => {
     expect(all.dimension).toBe('modality');
   });
 
-  test('report work is scoped on the exam columns carried through the union', () => {
+  test('report work is scoped on the exam columns of each report unfolded, its range narrowed to the work-time indexes', () => {
     const c = compileStats(views.workload, { range, dimension: 'doctor' }, OWN, 366);
-    expect(c.sql).toContain('w.hospital_id = ANY($3::int[])');
-    expect(c.sql).toContain('w."f_modality"::text = $4');
+    expect(c.sql).toContain('e.hospital_id = ANY($3::int[])');
+    expect(c.sql).toContain('e.modality::text = $4');
+    expect(c.sql).toContain('(r.first_trial_time >= $1::timestamptz AND r.first_trial_time < $2::timestamptz) OR (r.retrial_time >= $1::timestamptz');
     expect(c.sql).toContain(`(count(*) FILTER (WHERE w.work = 'write'))::int AS "written"`);
     expect(c.sql).toContain('max(w.doctor_name) AS l0');
   });
@@ -100,5 +106,33 @@ describe('statistics compiler', () => {
     expect(run({ range: [range[1], range[0]] })).toEqual({ field: 'range', reason: 'invalid' });
     expect(run({}, 6)).toEqual({ field: 'range', reason: 'maxRangeDays' });
     expect(run({})).toBeUndefined();
+  });
+
+  test('a share compiles to the fraction among its rows; the format ties among to share', () => {
+    const c = compileStats(views.turnaround, { range, measures: ['inLimit'] }, ALL, 366);
+    expect(c.sql).toContain('((count(*) FILTER (WHERE ((r.retrial_time IS NOT NULL OR e.created_at');
+    expect(c.sql).toMatch(/::float8 \/ nullif\(count\(\*\) FILTER \(WHERE \(r\.retrial_time IS NOT NULL OR .*\), 0\)\) AS "inLimit"/);
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(format);
+    const withMeasure = (m: object) => ({ ...views.turnaround, measures: [m] });
+    expect(validate(withMeasure({ key: 'x', fn: 'share', when: 'approvedInLimit' }))).toBe(true);
+    expect(validate(withMeasure({ key: 'x', fn: 'share', among: 'due' }))).toBe(false);
+    expect(validate(withMeasure({ key: 'x', fn: 'count', when: 'approved', among: 'due' }))).toBe(false);
+    expect(() => checkStatsView('x', withMeasure({ key: 'x', fn: 'share', when: 'approved', among: 'nothing' }) as StatsView)).toThrow(/no condition nothing/);
+  });
+
+  test('cockpit panels name declared views and measures and ask whole days of their range', () => {
+    const panels = SECTIONS.flatMap((s) => s.panels);
+    expect(SECTIONS.map((s) => s.key)).toEqual(['overview', 'trend', 'subRegion', 'profile']);
+    for (const p of panels) expect(() => panelView(p)).not.toThrow();
+    expect(() => panelView({ ...panels[0], figures: ['nothing'] })).toThrow(/no measure nothing/);
+    const now = new Date(2026, 10, 26, 15, 30);
+    const month = panelRequest(panels.find((p) => p.range === 'thisMonth')!, now);
+    expect(month.body.range).toEqual([new Date(2026, 10, 1).toISOString(), new Date(2026, 10, 27).toISOString()]);
+    for (const p of panels) {
+      const { view, body } = panelRequest(p, now);
+      expect(compileStats(views[view], body, OWN, 366).measures).toEqual(p.values.measures);
+    }
   });
 });

@@ -10,9 +10,10 @@
  */
 import { App, Typography } from 'antd';
 import type { MouseEvent } from 'react';
-import { useEffect } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { history } from 'umi';
+import { findRoute } from '../../routes/table';
 import type { PermissionMap } from '../../session/access';
 import { useSession } from '../../session/store';
 import { fetchNotice, type ExamNotice } from './api';
@@ -85,12 +86,21 @@ function useCycle(): string {
   return JSON.stringify(cycle);
 }
 
+/** A route declared `quiet` (the wall screen's cockpit) shows no pop-ups: no one there acts on them. */
+function useQuietRoute(): boolean {
+  return useSyncExternalStore(
+    (listener) => history.listen(listener),
+    () => findRoute(history.location.pathname)?.quiet === true,
+  );
+}
+
 export function NoticeCenter() {
   const { notification } = App.useApp();
   const cycle = useCycle();
+  const quiet = useQuietRoute();
 
   useEffect(() => {
-    if (!cycle) return undefined;
+    if (!cycle || quiet) return undefined;
     const { models, intervalMinutes, durationSeconds, sound, audioUrl, map } = JSON.parse(cycle) as Cycle;
     const alerts = new Map<NoticeModel, () => void>();
     const silence = (model: NoticeModel) => {
@@ -146,7 +156,7 @@ export function NoticeCenter() {
       poller.stop();
       for (const model of models) close(model);
     };
-  }, [cycle, notification]);
+  }, [cycle, quiet, notification]);
 
   return null;
 }

@@ -79,18 +79,21 @@ import entities_study from '../../../schemas/entities/study.json';
 import entities_template from '../../../schemas/entities/template.json';
 import entities_user from '../../../schemas/entities/user.json';
 import entities_userSession from '../../../schemas/entities/userSession.json';
+import entities_workloadWeight from '../../../schemas/entities/workloadWeight.json';
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
 import reply from '../../../schemas/reply.json';
 import stats_business from '../../../schemas/stats/business.json';
 import stats_businessps from '../../../schemas/stats/businessps.json';
 import stats_checkstat from '../../../schemas/stats/checkstat.json';
+import stats_cockpit from '../../../schemas/stats/cockpit.json';
 import stats_docReportStat from '../../../schemas/stats/docReportStat.json';
 import stats_examPriceStatistics from '../../../schemas/stats/examPriceStatistics.json';
 import stats_examVolume from '../../../schemas/stats/examVolume.json';
 import stats_myTurnaround from '../../../schemas/stats/myTurnaround.json';
 import stats_ownDataAnalysis from '../../../schemas/stats/ownDataAnalysis.json';
 import stats_reservationStat from '../../../schemas/stats/reservationStat.json';
+import stats_turnaround from '../../../schemas/stats/turnaround.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
 import views_centralHospital from '../../../schemas/views/centralHospital.json';
@@ -117,6 +120,7 @@ import views_study from '../../../schemas/views/study.json';
 import views_templatePrivate from '../../../schemas/views/templatePrivate.json';
 import views_templatePublic from '../../../schemas/views/templatePublic.json';
 import views_user from '../../../schemas/views/user.json';
+import views_workloadWeight from '../../../schemas/views/workloadWeight.json';
 import workflow from '../../../schemas/workflow.json';
 
 /** Every JSON Schema under schemas/ but the views and statistics views, each with its $id. */
@@ -201,6 +205,7 @@ export const schemaFiles: unknown[] = [
   entities_template,
   entities_user,
   entities_userSession,
+  entities_workloadWeight,
   limits,
   matchingPolicy,
   reply,
@@ -234,6 +239,7 @@ export const viewFiles: Record<string, unknown> = {
   "templatePrivate": views_templatePrivate,
   "templatePublic": views_templatePublic,
   "user": views_user,
+  "workloadWeight": views_workloadWeight,
 };
 
 /** Every statistics view (schemas/stats/<name>.json) by name. */
@@ -241,11 +247,13 @@ export const statsFiles: Record<string, unknown> = {
   "business": stats_business,
   "businessps": stats_businessps,
   "checkstat": stats_checkstat,
+  "cockpit": stats_cockpit,
   "docReportStat": stats_docReportStat,
   "examPriceStatistics": stats_examPriceStatistics,
   "examVolume": stats_examVolume,
   "myTurnaround": stats_myTurnaround,
   "ownDataAnalysis": stats_ownDataAnalysis,
   "reservationStat": stats_reservationStat,
+  "turnaround": stats_turnaround,
   "workload": stats_workload,
 };

@@ -137,6 +137,10 @@ export interface Limits {
    */
   exportRangeDays: 31;
   /**
+   * Registration to approved report within this many hours counts as within the limit (the turnaround statistics' share).
+   */
+  turnaroundLimitHours?: 24;
+  /**
    * Longest date range of a statistics query, in days (a year, leap or not).
    */
   statsRangeDays?: 366;

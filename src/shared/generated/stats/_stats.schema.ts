@@ -82,14 +82,14 @@ export interface Stats {
         };
   }[];
   /**
-   * The columns computed per group: count of rows, or sum, avg, median, p90 of a numeric field of the source; `when` counts only the rows where a condition of the source holds.
+   * The columns computed per group: count of rows, or sum, avg, median, p90 of a numeric field of the source (`when` aggregates only the rows where a condition of the source holds), or share: the fraction of the rows where `among` holds (all rows without it) in which `when` holds too.
    *
    * @minItems 1
    */
   measures: [
     {
       key: string;
-      fn: 'count' | 'sum' | 'avg' | 'median' | 'p90';
+      fn: 'count' | 'sum' | 'avg' | 'median' | 'p90' | 'share';
       /**
        * A numeric field of the source (not with count).
        */
@@ -99,13 +99,16 @@ export interface Stats {
        */
       when?: string;
       /**
-       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal).
+       * share only: the condition of the source that picks the rows the share is of (a null where neither holds).
        */
-      format?: 'count' | 'money' | 'hours';
-    },
-    ...{
+      among?: string;
+      /**
+       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal), percent (a share as 0-100 %).
+       */
+      format?: 'count' | 'money' | 'hours' | 'percent';
+    } & {
       key: string;
-      fn: 'count' | 'sum' | 'avg' | 'median' | 'p90';
+      fn: 'count' | 'sum' | 'avg' | 'median' | 'p90' | 'share';
       /**
        * A numeric field of the source (not with count).
        */
@@ -115,10 +118,53 @@ export interface Stats {
        */
       when?: string;
       /**
-       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal).
+       * share only: the condition of the source that picks the rows the share is of (a null where neither holds).
        */
-      format?: 'count' | 'money' | 'hours';
-    }[]
+      among?: string;
+      /**
+       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal), percent (a share as 0-100 %).
+       */
+      format?: 'count' | 'money' | 'hours' | 'percent';
+    },
+    ...({
+      key: string;
+      fn: 'count' | 'sum' | 'avg' | 'median' | 'p90' | 'share';
+      /**
+       * A numeric field of the source (not with count).
+       */
+      field?: string;
+      /**
+       * A condition of the source.
+       */
+      when?: string;
+      /**
+       * share only: the condition of the source that picks the rows the share is of (a null where neither holds).
+       */
+      among?: string;
+      /**
+       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal), percent (a share as 0-100 %).
+       */
+      format?: 'count' | 'money' | 'hours' | 'percent';
+    } & {
+      key: string;
+      fn: 'count' | 'sum' | 'avg' | 'median' | 'p90' | 'share';
+      /**
+       * A numeric field of the source (not with count).
+       */
+      field?: string;
+      /**
+       * A condition of the source.
+       */
+      when?: string;
+      /**
+       * share only: the condition of the source that picks the rows the share is of (a null where neither holds).
+       */
+      among?: string;
+      /**
+       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal), percent (a share as 0-100 %).
+       */
+      format?: 'count' | 'money' | 'hours' | 'percent';
+    })[]
   ];
   /**
    * Charts over the rows, in order: bar (grouped or stacked by the series), line (best with a time grouping) or pie (first measure only).
