@@ -140,12 +140,13 @@ export function toRequest(view: StatsView, values: StatsValues): StatsRequest {
   };
 }
 
-/** A measure's value as its cell shows it: counts in the spec's short forms, money in CNY, hours with one decimal. */
+/** A measure's value as its cell shows it: counts in the spec's short forms, money in CNY, hours with one decimal, a share with one decimal and %. */
 export function formatMeasure(view: StatsView, measure: string, value: number | null | undefined, locale = 'zh-CN'): string {
   if (value === null || value === undefined) return '-';
   const format = view.measures.find((m) => m.key === measure)?.format;
   if (format === 'money') return formatMoney(value, locale);
   if (format === 'hours') return value.toFixed(1);
+  if (format === 'percent') return `${value.toFixed(1)} %`;
   return shortNumber(value);
 }
 

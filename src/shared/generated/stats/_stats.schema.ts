@@ -86,9 +86,9 @@ export interface Stats {
        */
       when?: string;
       /**
-       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal).
+       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal), percent (one decimal and %).
        */
-      format?: 'count' | 'money' | 'hours';
+      format?: 'count' | 'money' | 'hours' | 'percent';
     },
     ...{
       key: string;
@@ -102,9 +102,9 @@ export interface Stats {
        */
       when?: string;
       /**
-       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal).
+       * How cells show: a count (integer, short forms), money (CNY), hours (one decimal), percent (one decimal and %).
        */
-      format?: 'count' | 'money' | 'hours';
+      format?: 'count' | 'money' | 'hours' | 'percent';
     }[]
   ];
   /**
