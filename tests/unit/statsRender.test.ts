@@ -101,7 +101,7 @@ describe('statistics renderer', () => {
     const clerk = { registration: ['view', 'add'] };
     expect(visibleFigures(clerk).map((f) => f.key)).toEqual(['todayRegistrations']);
     expect(visibleCharts(clerk).map((c) => c.key)).toEqual(['todayVolume']);
-    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual(['unwritten', 'retrialBack', 'reportReturn']);
+    expect(visibleFigures({ registration: ['view'], report: ['view', 'write'] }).map((f) => f.key)).toEqual(['unwritten', 'retrialBack', 'reportReturn', 'remoteDue']);
     expect([visibleFigures({ audit: ['view'] }), visibleCharts({ audit: ['view'] })]).toEqual([[], []]);
     expect(figureUrl(FIGURES[0], NOW)).toBe('/examination?createdAt=2026-11-26,2026-11-26');
     expect(valueAt({ totals: { exams: 3 } }, 'totals.exams')).toBe(3);
