@@ -69,6 +69,10 @@ ALTER TABLE report ADD COLUMN IF NOT EXISTS remote_claimed_at timestamptz;
 -- The overdue sweep: running clocks by due time, not yet noted overdue.
 CREATE INDEX IF NOT EXISTS report_due_sweep_idx ON report (due_at)
   WHERE sent_to_superior AND overdue_at IS NULL AND clock_paused_at IS NULL AND final_at IS NULL;
--- The central worklist: a superior hospital's reports by state, most urgent first, then newest.
-CREATE INDEX IF NOT EXISTS report_superior_due_idx ON report (superior_hospital_id, report_state, due_at, id)
-  WHERE sent_to_superior;
+-- The central worklist (report lists of model remote): what waits there, newest first.
+-- Approved reports (state 4) are the bulk of the history and wait for nobody, so the index
+-- holds only the few sent up and not approved; the to-write and to-review lists' states
+-- imply the predicate. Without it the planner walked every exam by date for the first
+-- page: the list's total (a window count) needs every matching row, which it does not
+-- foresee (bench/suites/remote.ts: 28 times a primary-key read at 100k reports).
+CREATE INDEX IF NOT EXISTS exam_sent_waiting_idx ON exam (created_at DESC, id DESC) WHERE sent_to_superior AND report_state <> 4;
