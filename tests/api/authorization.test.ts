@@ -72,6 +72,10 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.scheduleRule = { id: rule.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
     const his = await q.query<{ id: number }>("INSERT INTO his_interface (hospital_id, name, url) VALUES ($1, 'FOREIGN-HIS', 'http://10.0.0.9/his') RETURNING id", [orgs.CENTRAL]);
     foreign.hisInterface = { id: his.rows[0].id, secret: 'FOREIGN-HIS' };
+    const limit = await q.query<{ id: number }>("INSERT INTO turnaround_limit (hospital_id, minutes, remark) VALUES ($1, 45, 'FOREIGN-LIMIT') RETURNING id", [orgs.CENTRAL]);
+    foreign.turnaroundLimit = { id: limit.rows[0].id, secret: 'FOREIGN-LIMIT' };
+    const calendar = await q.query<{ id: number }>("INSERT INTO work_calendar (hospital_id, remark) VALUES ($1, 'FOREIGN-CALENDAR') RETURNING id", [orgs.CENTRAL]);
+    foreign.workCalendar = { id: calendar.rows[0].id, secret: 'FOREIGN-CALENDAR' };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
     // A central-hospital report (a report is addressed by its exam's id) and public template.
