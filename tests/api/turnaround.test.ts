@@ -3,7 +3,8 @@
  * the API on each database, with the business clock (server/lib/clock.ts) moved on
  * instead of waiting. Scenarios:
  * - an emergency head CT sent up takes the 30-minute default and the exam's priority from
- *   its patient source; the hospital's own rule (an admin entity) overrides a default
+ *   its patient source, or the one set at registration; the hospital's own rule (an admin
+ *   entity) overrides a default
  * - as the clock runs it is ok, near, then overdue on both sides: hospital A's report
  *   list and the central hospital's remote list, and in the home page's figure
  * - the sweep notes it once (operation record), releases the central doctor's claim,
@@ -51,7 +52,7 @@ describe.each(dbKinds)('turnaround limits on %s', (kind) => {
   const marks = async (id: number) => [(await rowIn(docA, 'all', undefined, id))?.dueState, (await rowIn(senior, 'write', 'remote', id))?.dueState];
 
   /** An examined exam of hospital A registered through the API with the item whose name is `itemName`. */
-  const examined = async (patientSource: number, itemName: string) => {
+  const examined = async (patientSource: number, itemName: string, extra: object = {}) => {
     const item = (
       await p.db.query<{ id: number; organ_id: number }>(
         "SELECT i.id, i.organ_id FROM exam_item i JOIN org o ON o.id = i.hospital_id WHERE o.code = 'HOSP_A' AND i.name = $1",
@@ -59,7 +60,7 @@ describe.each(dbKinds)('turnaround limits on %s', (kind) => {
       )
     ).rows[0];
     const r = await call('POST', '/api/ris/v1/exam/save', admin, {
-      hospitalId: orgs.HOSP_A, hisPatientName: '时限测试', sex: 1, age: 60, ageUnit: 4, patientSource, outPatientNo: 'JZ19', items: [{ itemId: item.id, organId: item.organ_id }],
+      hospitalId: orgs.HOSP_A, hisPatientName: '时限测试', sex: 1, age: 60, ageUnit: 4, patientSource, outPatientNo: 'JZ19', items: [{ itemId: item.id, organId: item.organ_id }], ...extra,
     });
     expect(r.body.status).toBe('0');
     await p.db.query('UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1', [r.body.data.id]);
@@ -151,6 +152,11 @@ describe.each(dbKinds)('turnaround limits on %s', (kind) => {
     const id = await examined(1, '胸部 CT 平扫');
     await sendUp(id);
     expect(await clockOf(id)).toMatchObject({ priority: 3, limit_minutes: 90, limit_working: false });
+    // An outpatient registered as an emergency takes the emergency limit (the default: 1 h for a chest CT).
+    const urgent = await examined(1, '胸部 CT 平扫', { priority: 1 });
+    expect((await call('GET', `/api/ris/v1/exam/detail/${urgent}`, admin)).body.data.priority).toBe(1);
+    await sendUp(urgent);
+    expect(await clockOf(urgent)).toMatchObject({ priority: 1, limit_minutes: 60, limit_working: false });
 
     // 20 minutes on, the central hospital returns it: 70 minutes left, waiting.
     clock.shift(20 * MINUTE);
