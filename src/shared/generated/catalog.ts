@@ -77,6 +77,7 @@ import entities_reportRow from '../../../schemas/entities/reportRow.json';
 import entities_role from '../../../schemas/entities/role.json';
 import entities_scheduleRule from '../../../schemas/entities/scheduleRule.json';
 import entities_screenSetting from '../../../schemas/entities/screenSetting.json';
+import entities_sendJob from '../../../schemas/entities/sendJob.json';
 import entities_shareLog from '../../../schemas/entities/shareLog.json';
 import entities_study from '../../../schemas/entities/study.json';
 import entities_template from '../../../schemas/entities/template.json';
@@ -110,6 +111,7 @@ import views_regionOrg from '../../../schemas/views/regionOrg.json';
 import views_report from '../../../schemas/views/report.json';
 import views_role from '../../../schemas/views/role.json';
 import views_scheduleRule from '../../../schemas/views/scheduleRule.json';
+import views_sendJob from '../../../schemas/views/sendJob.json';
 import views_study from '../../../schemas/views/study.json';
 import views_templatePrivate from '../../../schemas/views/templatePrivate.json';
 import views_templatePublic from '../../../schemas/views/templatePublic.json';
@@ -198,6 +200,7 @@ export const schemaFiles: unknown[] = [
   entities_role,
   entities_scheduleRule,
   entities_screenSetting,
+  entities_sendJob,
   entities_shareLog,
   entities_study,
   entities_template,
@@ -233,6 +236,7 @@ export const viewFiles: Record<string, unknown> = {
   "report": views_report,
   "role": views_role,
   "scheduleRule": views_scheduleRule,
+  "sendJob": views_sendJob,
   "study": views_study,
   "templatePrivate": views_templatePrivate,
   "templatePublic": views_templatePublic,
