@@ -19,7 +19,7 @@
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { sweepOverdue } from '../../server/report/turnaround';
 import type { Queryable } from '../../server/db';
-import { benchDatabase, median, type BenchContext } from '../lib';
+import { benchDatabase, meanMs, median, type BenchContext } from '../lib';
 import { bulkInsert } from './exam';
 
 export const name = 'remote';
@@ -98,19 +98,6 @@ export async function seedRemote(db: Queryable, reports = REPORTS): Promise<{ or
   );
   for (const table of ['exam', 'report']) await db.query(`VACUUM ANALYZE ${table}`);
   return { orgs, hospitals };
-}
-
-/** Mean latency in ms of sequential calls over `seconds` (after a short warm-up). */
-async function meanMs(seconds: number, call: () => Promise<void>): Promise<number> {
-  for (let i = 0; i < 10; i++) await call();
-  const until = performance.now() + seconds * 1000;
-  let n = 0;
-  const started = performance.now();
-  while (performance.now() < until) {
-    await call();
-    n += 1;
-  }
-  return (performance.now() - started) / n;
 }
 
 const round = (v: number, digits = 2) => +v.toFixed(digits);

@@ -44,6 +44,9 @@ export interface StatsSource {
 const timeKey = (at: string, unit: 'day' | 'week' | 'month') =>
   `to_char(date_trunc('${unit}', ${at} AT TIME ZONE '${REGION_TIME_ZONE}'), '${unit === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD'}')`;
 
+/** A hospital column grouped by its id, labelled with the hospital's name. */
+const orgDimension = (column: string): DimensionSql => ({ key: column, label: `(SELECT o.name FROM org o WHERE o.id = ${column})` });
+
 /** Exams as the exam list shows them (not hidden), with the report row when there is one. */
 const exam: StatsSource = {
   from: 'exam e LEFT JOIN report r ON r.id = e.id',
@@ -52,7 +55,7 @@ const exam: StatsSource = {
   dates: { createdAt: 'e.created_at', examTime: 'e.exam_time' },
   dimensions: {
     modality: { key: "coalesce(e.modality, '')" },
-    hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
+    hospital: orgDimension('e.hospital_id'),
     device: { key: 'e.device_id', label: 'max(e.device_name)' },
     patientSource: { key: 'e.patient_source', code: 'patientSource' },
     ...timeDimensions(),
@@ -92,7 +95,7 @@ const reportWork: StatsSource = {
   dimensions: {
     doctor: { key: 'w.doctor_id', label: 'max(w.doctor_name)' },
     modality: { key: `coalesce(w."f_modality", '')` },
-    hospital: { key: 'w.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = w.hospital_id)' },
+    hospital: orgDimension('w.hospital_id'),
     ...timeDimensions(),
   },
   filters: {
@@ -114,8 +117,8 @@ const remoteReport: StatsSource = {
   scope: { hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR r.superior_hospital_id = ANY(${p}))`, fields: inScope.fields },
   dates: { sentAt: 'r.superior_send_time' },
   dimensions: {
-    hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
-    superior: { key: 'r.superior_hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = r.superior_hospital_id)' },
+    hospital: orgDimension('e.hospital_id'),
+    superior: orgDimension('r.superior_hospital_id'),
     doctor: { key: 'coalesce(r.recheck_doctor_id, r.reviewer_id)', label: 'max(coalesce(r.recheck_doctor_name, r.reviewer_name))' },
     modality: { key: "coalesce(e.modality, '')" },
     priority: { key: 'r.priority', code: 'reportPriority' },
