@@ -30,6 +30,19 @@ export function percentile(values: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
+/** Mean latency in ms of sequential calls over `seconds` (after a short warm-up). */
+export async function meanMs(seconds: number, call: () => Promise<void>): Promise<number> {
+  for (let i = 0; i < 10; i++) await call();
+  const until = performance.now() + seconds * 1000;
+  let n = 0;
+  const started = performance.now();
+  while (performance.now() < until) {
+    await call();
+    n += 1;
+  }
+  return (performance.now() - started) / n;
+}
+
 export interface LoadResult {
   rps: number;
   p99ms: number;

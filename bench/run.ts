@@ -12,10 +12,11 @@ import * as exam from './suites/exam';
 import * as identity from './suites/identity';
 import * as platform from './suites/platform';
 import * as report from './suites/report';
+import * as remote from './suites/remote';
 import * as stat from './suites/stat';
 import * as viewer from './suites/viewer';
 
-const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, embedded, stat];
+const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, remote, embedded, stat];
 
 async function main() {
   const wanted = process.argv.slice(2);

@@ -12,6 +12,7 @@ import type { Db } from './db';
 import type { FileStorage } from './storage';
 import type { ServerConfig } from './config';
 import { loadSchemas } from './lib/schemas';
+import { clock } from './lib/clock';
 import { AJV_OPTIONS } from './lib/ajv';
 import platform from './plugins/platform';
 import docs from './plugins/docs';
@@ -72,6 +73,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   app.decorate('storage', opts.storage);
   app.decorate('config', opts.config);
+  clock.setOffset(opts.config.clockOffsetSeconds * 1000);
   app.decorate('archive', new Archive(() => app.db, opts.storage));
   const schemas = loadSchemas();
   for (const schema of schemas) app.addSchema(schema);

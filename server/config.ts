@@ -24,6 +24,8 @@ export interface ServerConfig {
    * the moment of seeding. Tests fix it so that every run seeds the same rows.
    */
   demoNow?: Date;
+  /** The business clock's shift from the wall clock (CLOCK_OFFSET_SECONDS): see lib/clock.ts. */
+  clockOffsetSeconds: number;
   trustProxy: boolean;
   /** Serve the API documentation (/api/docs, its JSON only to holders of DOCS_PERMISSION); off by default in production. */
   apiDocs: boolean;
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     logRequests: bool(env.LOG_REQUESTS, false),
     seedDemo: bool(env.SEED_DEMO, true),
     demoNow: instant(env.DEMO_NOW),
+    clockOffsetSeconds: Number(env.CLOCK_OFFSET_SECONDS || 0),
     trustProxy: bool(env.TRUST_PROXY, false),
     apiDocs: bool(env.API_DOCS, env.NODE_ENV !== 'production'),
     connectOrigins: originOf(env.API_BASE),

@@ -13,7 +13,7 @@
  * The database is dropped afterwards.
  */
 import { DEMO_PASSWORD } from '../../mock/identity';
-import { benchDatabase, median, type BenchContext } from '../lib';
+import { benchDatabase, meanMs, median, type BenchContext } from '../lib';
 
 export const name = 'exam';
 
@@ -71,19 +71,6 @@ function lastDays(days: number): [string, string] {
   const d = new Date();
   const end = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1);
   return [new Date(end.getTime() - days * DAY).toISOString(), end.toISOString()];
-}
-
-/** Mean latency in ms of sequential calls over `seconds` (after a short warm-up). */
-async function meanMs(seconds: number, call: () => Promise<void>): Promise<number> {
-  for (let i = 0; i < 10; i++) await call();
-  const until = performance.now() + seconds * 1000;
-  let n = 0;
-  const started = performance.now();
-  while (performance.now() < until) {
-    await call();
-    n += 1;
-  }
-  return (performance.now() - started) / n;
 }
 
 export async function run(ctx: BenchContext) {

@@ -70,7 +70,7 @@ const DETAIL_SELECT = `${LIST_SELECT}, e.image_code AS "imageCode", e.study_uid 
   e.credential_type AS "credentialType", e.credential_no AS "credentialNo", e.his_dept_name AS "hisDeptName",
   e.his_doctor_name AS "hisDoctorName", e.payment, e.clinical_diagnosis AS "clinicalDiagnosis", e.patient_history AS "patientHistory",
   e.clinical_symptom AS "clinicalSymptom", e.remark, e.film_type AS "filmType", e.superior_hospital_id AS "superiorHospitalId",
-  e.register_type AS "registerType"`;
+  e.register_type AS "registerType", e.priority`;
 
 export const FROM = 'exam e JOIN org o ON o.id = e.hospital_id';
 

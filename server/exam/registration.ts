@@ -123,6 +123,7 @@ async function examColumns(q: Queryable, body: Exam, now: Date) {
     credential_type: body.credentialType ?? null,
     credential_no: body.credentialNo ?? null,
     patient_source: body.patientSource,
+    priority: body.priority ?? null,
     his_dept_name: body.hisDeptName ?? null,
     his_doctor_name: body.hisDoctorName ?? null,
     appointment: body.appointment === true,

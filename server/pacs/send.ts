@@ -16,6 +16,7 @@
  *   taking over a job whose heartbeat stopped, sends only the rest.
  * - A failed attempt is tried again after SEND_RETRY_SECONDS, doubled each time, up
  *   to SEND_MAX_ATTEMPTS; then the job fails with the last reason.
+ * The send records list reads them back within the caller's scope (SEND_LIST).
  * Touches send_job and send_job_instance; reads device, dicom_study, dicom_instance
  * and the file storage; writes the exam's operation log.
  */
@@ -24,7 +25,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from '../db';
 import type { FileStorage } from '../storage';
 import { AppError } from '../lib/errors';
-import { writeLog, type ExamRow, type LogActor } from '../exam/domain';
+import { inScope, writeLog, type ExamRow, type LogActor } from '../exam/domain';
+import type { ListSpec } from '../lib/list';
+import { scopeSql, type DataScope } from '../identity/scope';
 import { proposedContexts, readAll, sendInstances } from '../dicom/retrieve';
 import type { RetrieveInstance } from '../dicom/query';
 import { OutboundAssociation } from '../dicom/scu';
@@ -78,6 +81,39 @@ export async function sendStatus(q: Queryable, examId: number): Promise<SendStat
     [examId],
   );
   return rows;
+}
+
+/**
+ * The send records (view sendJob, /sendRecord): every send of the exams in the
+ * caller's data scope, newest first, with the exam's code (no patient: the code names
+ * none) and hospital; queried by exam code, state, destination and date.
+ */
+export const SEND_LIST: ListSpec = {
+  from: 'send_job j JOIN exam e ON e.id = j.exam_id JOIN org o ON o.id = e.hospital_id',
+  select: `j.id, j.exam_id AS "examId", e.exam_code AS "examCode", e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.modality,
+    j.destination_id AS "destinationId", j.destination_name AS "destinationName", j.state, j.total, j.done, j.failed, j.attempts,
+    j.last_error AS "lastError", j.user_name AS "userName", j.created_at AS "createdAt", j.finished_at AS "finishedAt"`,
+  columns: {
+    id: 'j.id',
+    examCode: 'e.exam_code',
+    hospitalId: 'e.hospital_id',
+    modality: 'e.modality',
+    destinationName: 'j.destination_name',
+    state: 'j.state',
+    createdAt: 'j.created_at',
+    finishedAt: 'j.finished_at',
+  },
+  filters: { examCode: 'like', hospitalId: 'id', modality: 'eq', destinationName: 'like', state: 'in', createdAt: 'range' },
+  defaultSort: 'j.id DESC',
+  scope: inScope,
+};
+
+/** One send record within the caller's scope, or undefined. */
+export async function sendRecord(q: Queryable, id: number, scope: DataScope): Promise<Record<string, unknown> | undefined> {
+  const params: unknown[] = [id];
+  const where = scopeSql(scope, inScope, params);
+  const { rows } = await q.query(`SELECT ${SEND_LIST.select} FROM ${SEND_LIST.from} WHERE j.id = $1 AND ${where}`, params);
+  return rows[0];
 }
 
 /**

@@ -12,6 +12,7 @@ import type { AuthContext } from '../identity/sessions';
 import { AppError } from '../lib/errors';
 import type { EngineContext, Effect as EngineEffect, Guard as EngineGuard } from '../workflow/engine';
 import { hospitalLayout } from './printLayouts';
+import { CLOCK_EFFECTS } from './turnaround';
 
 /** The report as the engine reads it (joined with its exam and lock), columns as stored. */
 export interface ReportRow {
@@ -356,6 +357,8 @@ export const GUARDS: Record<string, Guard> = {
 };
 
 export const EFFECTS: Record<string, Effect> = {
+  // The turnaround clock of a report sent up: start (or resume), pause, stop, time to claim.
+  ...CLOCK_EFFECTS,
   /** Unlocking names whose lock it was in the log entry. */
   noteLockHolder(ctx) {
     ctx.log.lockedBy = ctx.report.lock_holder_name;

@@ -6,7 +6,8 @@
  * the caller (./crisis.ts). Model `report`: the exams of the caller's hospitals (and
  * regional authorization) not sent upward — an index-only scan of
  * exam_report_todo_idx; model `remote`: the reports sent to the caller's hospitals —
- * report_superior_idx. Reads exam, report, report_crisis and user_membership.
+ * report_superior_idx, with `overdue`, those past their turnaround limit (the centre
+ * lead's notice: the sweep notes them, ./turnaround.ts). Reads exam, report, report_crisis and user_membership.
  *
  * Many clients of one hospital poll at once: callers with the same scope share one
  * query while it runs, and on the embedded database the answer is kept until a write
@@ -36,6 +37,8 @@ export interface NoticeCounts {
   firstTrial: number;
   retrialBack: number;
   reportReturn: number;
+  /** Model remote: reports sent to the caller's hospitals past their turnaround limit. */
+  overdue?: number;
 }
 
 const KINDS = ['unwritten', 'firstTrial', 'retrialBack', 'reportReturn'] as const;
@@ -52,9 +55,11 @@ function countSql(model: Model, me: AuthContext, params: unknown[]): string {
   }
   // Sent to the caller's hospitals from the hospitals the role serves as a remote centre; a role's custom conditions
   // and that authorization are on exam fields, so only they need the exam.
+  // Overdue: those of them the turnaround sweep found past their limit (server/report/turnaround.ts), for the centre lead.
   const where = scopeSql(scope, { hospitalColumn: 'r.superior_hospital_id', fields: inScope.fields }, params);
   const join = scope.conditionSets.length || !scope.all ? 'JOIN exam e ON e.id = r.id' : '';
-  return `SELECT ${filters} FROM (SELECT r.report_state AS s FROM report r ${join}
+  return `SELECT ${filters}, count(*) FILTER (WHERE late)::int AS overdue
+            FROM (SELECT r.report_state AS s, (r.overdue_at IS NOT NULL AND r.final_at IS NULL AND r.clock_paused_at IS NULL) AS late FROM report r ${join}
             WHERE r.sent_to_superior AND r.report_state = ANY(${states}) AND ${where} AND ${remoteServedSql(me)}) x`;
 }
 

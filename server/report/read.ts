@@ -2,10 +2,11 @@
  * What the report calls answer: a report as entities/report.json names its fields
  * (with its exam's header and the actions the caller may take), the work lists
  * (to write, to review, to print, mine, all) over the exam list's rows, and an
- * exam's operation record as entities/reportOperationLog.json. Reads only: exam,
+ * exam's operation record as entities/reportOperationLog.json, and the counts of
+ * reports sent up near or past their turnaround limit. Reads only: exam,
  * org, report, report_lock, report_assignee, exam_log, app_meta (grade safety).
  */
-import type { Queryable } from '../db';
+import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import type { ListSpec } from '../lib/list';
 import { dropNulls } from '../lib/resource';
@@ -13,6 +14,9 @@ import reportOperationType from '../../schemas/codes/reportOperationType.json';
 import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
 import { allowedActions, CLAIM_LIVE, loadReport, modeOf, remoteServedSql, reportScope, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
+import { clock } from '../lib/clock';
+import { dueStateSql } from './turnaround';
+import { scopeSql } from '../identity/scope';
 
 /** The report of `row` as the API sends it (entities/report.json fields), with what the caller may do. */
 export function reportView(row: ReportRow, me: AuthContext): Record<string, unknown> {
@@ -119,7 +123,7 @@ const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.na
   e.sent_to_superior AS "sentToSuperior", CASE WHEN e.sent_to_superior THEN so.name END AS "superiorHospitalName",
   r.superior_send_time AS "superiorSendTime",
   r.positive, coalesce(r.crisis, false) AS "enableCrisisValue", r.last_operator_name AS "lastOperatorName",
-  r.last_operate_time AS "lastOperateTime",
+  r.last_operate_time AS "lastOperateTime", r.priority, r.due_at AS "dueAt",
   -- Read only to judge the row's actions (listRowActions), then dropped: first characters stand for whether there is text.
   e.exam_state AS "_examState", l.holder_id AS "_lockHolderId", r.superior_hospital_id AS "_superiorHospitalId",
   left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis",
@@ -186,6 +190,8 @@ const COLUMNS: Record<string, string> = {
   enableCrisisValue: 'coalesce(r.crisis, false)',
   lastOperateTime: 'r.last_operate_time',
   superiorSendTime: 'r.superior_send_time',
+  priority: 'r.priority',
+  dueAt: 'r.due_at',
 };
 
 export type ListKind = 'write' | 'review' | 'print' | 'done' | 'mine' | 'all';
@@ -234,11 +240,13 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
     if (kind === 'write' || kind === 'review') where.push(`NOT coalesce(${CLAIM_LIVE} AND r.remote_claimed_by <> ${Number(me.userId)}, false)`);
   }
   // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
+  // Due states are judged at the business clock's now (lib/clock.ts), written in as a literal of the server's own making.
+  const dueState = dueStateSql(`'${clock.now().toISOString()}'::timestamptz`);
   const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${Number(me.userId)}) AS "_assignedToMe"`;
   return {
     from: LIST_FROM,
-    select: `${LIST_SELECT}, ${assigned}`,
-    columns: COLUMNS,
+    select: `${LIST_SELECT}, ${dueState} AS "dueState", ${assigned}`,
+    columns: { ...COLUMNS, dueState },
     filters: {
       hospitalId: 'id',
       examCode: 'like',
@@ -256,6 +264,8 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
       reportPrintState: 'eq',
       returnState: 'eq',
       enableCrisisValue: 'eq',
+      priority: 'in',
+      dueState: 'in',
     },
     defaultSort: 'e.created_at DESC, e.id DESC',
     scope: reportScope(me),
@@ -292,4 +302,20 @@ export async function operationRecord(q: Queryable, id: number): Promise<Array<R
         operateTime: r.created_at,
       }),
     );
+}
+
+/**
+ * Reports sent up that the caller sees (sent from its hospitals or to them, REPORT_SCOPE)
+ * near or past their limit now: the home page's figure, opening the list filtered so.
+ */
+export async function dueCounts(db: Db, me: AuthContext): Promise<{ near: number; overdue: number; total: number }> {
+  const params: unknown[] = [clock.now()];
+  const where = scopeSql(me.scope, REPORT_SCOPE, params);
+  const { rows } = await db.query<{ near: number; overdue: number }>(
+    `SELECT count(*) FILTER (WHERE r.due_at > $1)::int AS near, count(*) FILTER (WHERE r.due_at <= $1)::int AS overdue
+       FROM report r JOIN exam e ON e.id = r.id
+      WHERE r.sent_to_superior AND r.final_at IS NULL AND r.clock_paused_at IS NULL AND r.near_at <= $1 AND NOT e.hidden AND ${where}`,
+    params,
+  );
+  return { ...rows[0], total: rows[0].near + rows[0].overdue };
 }

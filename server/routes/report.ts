@@ -14,7 +14,8 @@
  *   GET  /report/logs/:id                     the exam's operation record
  *   POST /report/list/{write,review,print,mine,all}   paged lists ({model: report|remote})
  *   POST /remote/list/{write,review,done,all}         the remote centre's worklist (/remote)
- *   GET  /notice?model=report|remote          {unwritten, firstTrial, retrialBack, reportReturn, crisis}
+ *   GET  /notice?model=report|remote          {unwritten, firstTrial, retrialBack, reportReturn, crisis, overdue}
+ *   GET  /report/due                          {near, overdue, total}: reports sent up near or past their turnaround limit
  *   /crisisValue/*                            critical-value notices (./reportCrisis.ts)
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -30,7 +31,8 @@ import { t } from '../plugins/platform';
 import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
 import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
-import { LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, type ListKind, type Model } from '../report/read';
+import { OverdueSweeper } from '../report/turnaround';
+import { dueCounts, LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker, rowMasker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
@@ -242,6 +244,28 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     );
   }
 
+  // The overdue sweep of every instance (FOR UPDATE SKIP LOCKED: side by side they share the work).
+  const sweeper = new OverdueSweeper(() => fastify.db, 30_000, fastify.log);
+  fastify.addHook('onReady', async () => sweeper.start());
+  fastify.addHook('onClose', async () => sweeper.stop());
+
+  fastify.get(
+    '/report/due',
+    {
+      config: { permission: ['report:view', 'remote:view'], audit: 'none' },
+      schema: {
+        tags: ['report'],
+        summary: 'Reports sent to a superior hospital, from or to the caller\'s hospitals, near or past their turnaround limit now (the home page figure)',
+        response: replies({
+          type: 'object',
+          required: ['near', 'overdue', 'total'],
+          properties: { near: { type: 'integer' }, overdue: { type: 'integer' }, total: { type: 'integer' } },
+        }),
+      },
+    },
+    async (request) => ok(await dueCounts(fastify.db, caller(request))),
+  );
+
   fastify.get<{ Querystring: { model: Model } }>(
     '/notice',
     {
@@ -253,7 +277,14 @@ export default async function reportRoutes(fastify: FastifyInstance) {
         response: replies({
           type: 'object',
           required: ['unwritten', 'firstTrial', 'retrialBack', 'reportReturn'],
-          properties: { unwritten: { type: 'integer' }, firstTrial: { type: 'integer' }, retrialBack: { type: 'integer' }, reportReturn: { type: 'integer' }, crisis: { type: 'integer' } },
+          properties: {
+            unwritten: { type: 'integer' },
+            firstTrial: { type: 'integer' },
+            retrialBack: { type: 'integer' },
+            reportReturn: { type: 'integer' },
+            crisis: { type: 'integer' },
+            overdue: { type: 'integer', description: 'Model remote: sent to the caller\'s hospitals and past their turnaround limit' },
+          },
         }),
       },
     },

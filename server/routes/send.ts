@@ -2,12 +2,14 @@
  * /api/ris/v1/exam/send: regional send of an exam's images (../pacs/send.ts owns the
  * rules and runs the worker). Send (or, when one to that destination is running, its
  * status), an exam's send status, the destinations an exam may go to. The exam is read
- * in the caller's data scope first (RIS101 outside it).
+ * in the caller's data scope first (RIS101 outside it). The send records (resource
+ * sendJob, read only: list and detail under /exam/send) for the view sendJob.
  */
 import type { FastifyInstance } from 'fastify';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
-import { requestSend, sendDestinations, sendStatus, SendWorker } from '../pacs/send';
+import { requestSend, SEND_LIST, sendDestinations, sendRecord, sendStatus, SendWorker } from '../pacs/send';
+import { dropNulls, registerResource } from '../lib/resource';
 import { examRow } from '../exam/domain';
 
 const statusSchema = {
@@ -42,6 +44,21 @@ export default async function sendRoutes(fastify: FastifyInstance) {
   });
   fastify.addHook('onReady', async () => worker.start());
   fastify.addHook('onClose', async () => worker.stop());
+
+  registerResource<{ id?: number }>(fastify, {
+    path: 'exam/send',
+    tag: 'ris',
+    module: 'registration',
+    actions: { view: 'send' },
+    audit: { object: 'exam' },
+    entity: 'entities/sendJob.json',
+    notFound: 'RIS101',
+    list: SEND_LIST,
+    async get(q, id, me) {
+      const row = await sendRecord(q, id, me.scope);
+      return row && (dropNulls(row) as { id?: number });
+    },
+  });
 
   fastify.post<{ Body: { examId: number; destinationId: number } }>(
     '/exam/send',

@@ -50,10 +50,13 @@ export interface StatsSource {
 const timeKey = (at: string, unit: 'day' | 'week' | 'month') =>
   `to_char(date_trunc('${unit}', ${at} AT TIME ZONE '${REGION_TIME_ZONE}'), '${unit === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD'}')`;
 
+/** A hospital column grouped by its id, labelled with the hospital's name. */
+const orgDimension = (column: string): DimensionSql => ({ key: column, label: `(SELECT o.name FROM org o WHERE o.id = ${column})` });
+
 /** What every source over the exam (alias e) groups and filters by alike. */
 const EXAM_DIMENSIONS: Record<string, DimensionSql> = {
   modality: { key: "coalesce(e.modality, '')" },
-  hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
+  hospital: orgDimension('e.hospital_id'),
   patientSource: { key: 'e.patient_source', code: 'patientSource' },
 };
 const EXAM_FILTERS: Record<string, FilterSql> = {
@@ -196,7 +199,7 @@ const reportWork: StatsSource = {
     // Spec section 3: doctor titles (chief 4 … unrated -1), as the user's record says now.
     title: { key: 'coalesce((SELECT u.title FROM app_user u WHERE u.id = w.doctor_id), -1)', code: 'doctorTitle' },
     modality: { key: "coalesce(e.modality, '')" },
-    hospital: { key: 'e.hospital_id', label: '(SELECT o.name FROM org o WHERE o.id = e.hospital_id)' },
+    hospital: orgDimension('e.hospital_id'),
     ...timeDimensions(),
   },
   filters: {
@@ -218,6 +221,40 @@ const reportWork: StatsSource = {
   },
 };
 
+/**
+ * Reports sent to a superior hospital with a turnaround clock (server/report/turnaround.ts):
+ * seen by the exam's hospital and by the hospital it was sent to, as the report lists
+ * do. Doctor: who approved it there (the reviewer, or the rechecker after a recheck).
+ */
+const remoteReport: StatsSource = {
+  from: 'report r JOIN exam e ON e.id = r.id',
+  where: 'r.due_at IS NOT NULL AND NOT e.hidden',
+  scope: { hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR r.superior_hospital_id = ANY(${p}))`, fields: inScope.fields },
+  dates: { sentAt: 'r.superior_send_time' },
+  dimensions: {
+    hospital: orgDimension('e.hospital_id'),
+    superior: orgDimension('r.superior_hospital_id'),
+    doctor: { key: 'coalesce(r.recheck_doctor_id, r.reviewer_id)', label: 'max(coalesce(r.recheck_doctor_name, r.reviewer_name))' },
+    modality: { key: "coalesce(e.modality, '')" },
+    priority: { key: 'r.priority', code: 'reportPriority' },
+    ...timeDimensions(),
+  },
+  filters: {
+    hospitalId: { sql: 'e.hospital_id', type: 'integer' },
+    superiorHospitalId: { sql: 'r.superior_hospital_id', type: 'integer' },
+    modality: { sql: 'e.modality', type: 'string' },
+    priority: { sql: 'r.priority', type: 'integer' },
+  },
+  fields: {
+    // Sent up to approved there, and to first taken on, in hours (null until then: not counted).
+    finalHours: 'r.final_seconds / 3600.0',
+    claimHours: 'r.claim_seconds / 3600.0',
+    // 1 within the limit, 0 over it: the average is the share within (the percent format shows it as %).
+    withinFraction: 'CASE WHEN r.within_limit THEN 1.0 WHEN r.within_limit IS NOT NULL THEN 0.0 END',
+  },
+  conditions: { final: 'r.final_at IS NOT NULL', overdue: 'r.overdue_at IS NOT NULL', open: 'r.final_at IS NULL' },
+};
+
 /** day, week, month of the view's range field (the compiler puts the field in). */
 function timeDimensions(): Record<string, DimensionSql> {
   return { day: { key: '', trunc: 'day' }, week: { key: '', trunc: 'week' }, month: { key: '', trunc: 'month' } };
@@ -227,4 +264,4 @@ export function timeKeySql(at: string, unit: 'day' | 'week' | 'month'): string {
   return timeKey(at, unit);
 }
 
-export const SOURCES: Readonly<Record<string, StatsSource>> = Object.freeze({ exam, examFirstItem, examItem, reportWork });
+export const SOURCES: Readonly<Record<string, StatsSource>> = Object.freeze({ exam, examFirstItem, examItem, reportWork, remoteReport });

@@ -17,6 +17,7 @@ import { AppError } from '../lib/errors';
 import { schemaCheck } from '../lib/ajv';
 import { validationFailure } from '../lib/http';
 import { transitionFrom, type Workflow, type WorkflowAction } from './table';
+import { clock } from '../lib/clock';
 
 /** What every call may carry; an entity's input adds its own fields. */
 export interface BaseInput {
@@ -159,7 +160,7 @@ export async function perform<Row, Input extends BaseInput, C extends EngineCont
     }
     if (action.reason) checkReason(action.reason, input.reason);
 
-    const ctx = adapter.context({ q, me, row, input, name, action, now: new Date(), set: {}, after: [], log: {} }, false);
+    const ctx = adapter.context({ q, me, row, input, name, action, now: clock.now(), set: {}, after: [], log: {} }, false);
     if (action.reason) ctx.log.reason = input.reason;
     await adapter.prepare?.(ctx);
     for (const g of action.guards ?? []) await adapter.guards[g].check(ctx);
@@ -186,7 +187,7 @@ export function allowedActions<Row, Input extends BaseInput, C extends EngineCon
   return Object.entries(adapter.workflow.actions)
     .filter(([name, action]) => {
       if (!transitionFrom(action, state) || !permittedBy(adapter, action, row, me)) return false;
-      ctx ??= adapter.context({ q: undefined as unknown as Queryable, me, row, input: {} as Input, name, action, now: new Date(), set: {}, after: [], log: {} }, true);
+      ctx ??= adapter.context({ q: undefined as unknown as Queryable, me, row, input: {} as Input, name, action, now: clock.now(), set: {}, after: [], log: {} }, true);
       const at = { ...ctx, name, action };
       try {
         for (const g of action.guards ?? []) {

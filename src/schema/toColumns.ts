@@ -11,7 +11,7 @@
  * - a view's suffixField shows another field's text after the value (age and unit), in
  *   the counted form of the language when the unit has one ("1 год", "78 лет");
  *   money shows a CNY amount; progress shows the state with a bar of done of total
- *   through the injected renderProgress
+ *   through the injected renderProgress; tone draws a code's text with a coloured badge
  * - image shows the picture at the row's path through the injected renderImage (the
  *   app's fetches it with the session's headers); dicom DA shows YYYY-MM-DD and is
  *   searched by days, TM HH:MM:SS, PN the ideographic name with the alphabetic one after it
@@ -47,8 +47,9 @@ export interface ColumnsOptions {
 /** Suffix of the search-only column that holds a date-time field's range picker. */
 export const RANGE_SUFFIX = 'Range';
 
-function valueEnum(options: Array<{ value: Scalar; label: string }>): Map<Scalar, { text: string }> {
-  return new Map(options.map((o) => [o.value, { text: o.label }]));
+function valueEnum(options: Array<{ value: Scalar; label: string }>, tone?: FieldHint['tone']): Map<Scalar, { text: string; status?: string }> {
+  // Pro-table draws a value's `status` as a coloured badge before its text.
+  return new Map(options.map((o) => [o.value, tone?.[String(o.value)] ? { text: o.label, status: tone[String(o.value)] } : { text: o.label }]));
 }
 
 /** A row's value as its cell reads: a code's text in the language, else the value. */
@@ -112,7 +113,7 @@ function display(f: FieldInfo, view: View, opts: ColumnsOptions): Partial<Column
     };
   }
   const code = f.code ?? f.items?.code;
-  if (code) return { valueType: 'select', valueEnum: valueEnum(codeOptions(code, opts.t)), ...(hint?.multiple ? { fieldProps: { mode: 'multiple' } } : {}) };
+  if (code) return { valueType: 'select', valueEnum: valueEnum(codeOptions(code, opts.t), hint?.tone), ...(hint?.multiple ? { fieldProps: { mode: 'multiple' } } : {}) };
   if (f.type === 'boolean') {
     return {
       valueType: 'select',

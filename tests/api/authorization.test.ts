@@ -74,8 +74,17 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.hisInterface = { id: his.rows[0].id, secret: 'FOREIGN-HIS' };
     const weight = await q.query<{ id: number }>("INSERT INTO workload_weight (hospital_id, organ_id, coefficient, remark) VALUES ($1, (SELECT min(id) FROM organ), 2, 'FOREIGN-WEIGHT') RETURNING id", [orgs.CENTRAL]);
     foreign.workloadWeight = { id: weight.rows[0].id, secret: 'FOREIGN-WEIGHT' };
+    const limit = await q.query<{ id: number }>("INSERT INTO turnaround_limit (hospital_id, minutes, remark) VALUES ($1, 45, 'FOREIGN-LIMIT') RETURNING id", [orgs.CENTRAL]);
+    foreign.turnaroundLimit = { id: limit.rows[0].id, secret: 'FOREIGN-LIMIT' };
+    const calendar = await q.query<{ id: number }>("INSERT INTO work_calendar (hospital_id, remark) VALUES ($1, 'FOREIGN-CALENDAR') RETURNING id", [orgs.CENTRAL]);
+    foreign.workCalendar = { id: calendar.rows[0].id, secret: 'FOREIGN-CALENDAR' };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
+    const send = await q.query<{ id: number }>(
+      "INSERT INTO send_job (exam_id, hospital_id, destination_id, destination_name) VALUES ($1, $2, $3, 'FOREIGN-SEND') RETURNING id",
+      [exam.rows[0].id, orgs.CENTRAL, device.rows[0].id],
+    );
+    foreign['exam/send'] = { id: send.rows[0].id, secret: 'FOREIGN-SEND' };
     // A central-hospital report (a report is addressed by its exam's id) and public template.
     const report = await q.query<{ id: number; code: string }>('SELECT r.id, e.exam_code AS code FROM report r JOIN exam e ON e.id = r.id WHERE e.hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.report = { id: report.rows[0].id, secret: report.rows[0].code };

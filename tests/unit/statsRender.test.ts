@@ -116,6 +116,7 @@ describe('statistics renderer', () => {
       'myReportsToday',
       'myReportHoursToday',
       'myReportHoursWeek',
+      'remoteDue',
     ]);
     // Figures of one view and range share one call, asking for the measures they show.
     const doctor = visibleFigures({ report: ['view', 'write', 'verify'] });

@@ -3,12 +3,13 @@
  * pure function of the module and the permission map: with the module's write right
  * the unwritten, rejected-back and returned counts; with its verify right the
  * first-trial count; in the report centre, with the right to acknowledge critical
- * values, the critical values waiting for the user's department.
+ * values, the critical values waiting for the user's department; in the remote centre,
+ * for its lead (the assign right), the reports past their turnaround limit.
  */
 import { can, type PermissionMap } from '../../session/access';
 
 export type NoticeModel = 'report' | 'remote';
-export type CountKind = 'unwritten' | 'retrialBack' | 'reportReturn' | 'firstTrial' | 'crisis';
+export type CountKind = 'unwritten' | 'retrialBack' | 'reportReturn' | 'firstTrial' | 'crisis' | 'overdue';
 
 /** GET /api/report/v1/notice: the spec's four counts and the critical values (`crisis`). */
 export type NoticeCounts = Partial<Record<CountKind, number>>;
@@ -26,12 +27,15 @@ export const MODEL_PAGE: Record<NoticeModel, string> = { report: '/report', remo
 
 /** Critical values are acknowledged with this right (config/permissions.json; the server's crisis.ts). */
 const ACKNOWLEDGE = 'report:crisisAcknowledge';
+/** The remote centre's lead (who reassigns) is told of reports past their turnaround limit. */
+const LEAD = 'reportAssign:assign';
 
 export function noticeKinds(model: NoticeModel, map: PermissionMap | null | undefined): CountKind[] {
   const kinds: CountKind[] = [];
   if (can(map, `${model}:write`)) kinds.push('unwritten', 'retrialBack', 'reportReturn');
   if (can(map, `${model}:verify`)) kinds.push('firstTrial');
   if (model === 'report' && can(map, ACKNOWLEDGE)) kinds.push('crisis');
+  if (model === 'remote' && can(map, LEAD)) kinds.push('overdue');
   return kinds;
 }
 

@@ -17,6 +17,7 @@ import codes_dataScopeOperator from '../../../schemas/codes/dataScopeOperator.js
 import codes_deviceState from '../../../schemas/codes/deviceState.json';
 import codes_dicomCharset from '../../../schemas/codes/dicomCharset.json';
 import codes_doctorTitle from '../../../schemas/codes/doctorTitle.json';
+import codes_dueState from '../../../schemas/codes/dueState.json';
 import codes_examState from '../../../schemas/codes/examState.json';
 import codes_expertState from '../../../schemas/codes/expertState.json';
 import codes_filmType from '../../../schemas/codes/filmType.json';
@@ -33,6 +34,7 @@ import codes_qcRuleType from '../../../schemas/codes/qcRuleType.json';
 import codes_qcState from '../../../schemas/codes/qcState.json';
 import codes_registerType from '../../../schemas/codes/registerType.json';
 import codes_reportOperationType from '../../../schemas/codes/reportOperationType.json';
+import codes_reportPriority from '../../../schemas/codes/reportPriority.json';
 import codes_reportState from '../../../schemas/codes/reportState.json';
 import codes_roleDataScope from '../../../schemas/codes/roleDataScope.json';
 import codes_scheduleDays from '../../../schemas/codes/scheduleDays.json';
@@ -44,6 +46,7 @@ import codes_shareType from '../../../schemas/codes/shareType.json';
 import codes_templateScope from '../../../schemas/codes/templateScope.json';
 import codes_userStatus from '../../../schemas/codes/userStatus.json';
 import codes_viewerOption from '../../../schemas/codes/viewerOption.json';
+import codes_weekday from '../../../schemas/codes/weekday.json';
 import common from '../../../schemas/common.json';
 import entities_aiResult from '../../../schemas/entities/aiResult.json';
 import entities_auditLog from '../../../schemas/entities/auditLog.json';
@@ -74,11 +77,14 @@ import entities_reportRow from '../../../schemas/entities/reportRow.json';
 import entities_role from '../../../schemas/entities/role.json';
 import entities_scheduleRule from '../../../schemas/entities/scheduleRule.json';
 import entities_screenSetting from '../../../schemas/entities/screenSetting.json';
+import entities_sendJob from '../../../schemas/entities/sendJob.json';
 import entities_shareLog from '../../../schemas/entities/shareLog.json';
 import entities_study from '../../../schemas/entities/study.json';
 import entities_template from '../../../schemas/entities/template.json';
+import entities_turnaroundLimit from '../../../schemas/entities/turnaroundLimit.json';
 import entities_user from '../../../schemas/entities/user.json';
 import entities_userSession from '../../../schemas/entities/userSession.json';
+import entities_workCalendar from '../../../schemas/entities/workCalendar.json';
 import entities_workloadWeight from '../../../schemas/entities/workloadWeight.json';
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
@@ -92,6 +98,7 @@ import stats_examPriceStatistics from '../../../schemas/stats/examPriceStatistic
 import stats_examVolume from '../../../schemas/stats/examVolume.json';
 import stats_myTurnaround from '../../../schemas/stats/myTurnaround.json';
 import stats_ownDataAnalysis from '../../../schemas/stats/ownDataAnalysis.json';
+import stats_remoteCenter from '../../../schemas/stats/remoteCenter.json';
 import stats_reservationStat from '../../../schemas/stats/reservationStat.json';
 import stats_turnaround from '../../../schemas/stats/turnaround.json';
 import stats_workload from '../../../schemas/stats/workload.json';
@@ -116,10 +123,13 @@ import views_remote from '../../../schemas/views/remote.json';
 import views_report from '../../../schemas/views/report.json';
 import views_role from '../../../schemas/views/role.json';
 import views_scheduleRule from '../../../schemas/views/scheduleRule.json';
+import views_sendJob from '../../../schemas/views/sendJob.json';
 import views_study from '../../../schemas/views/study.json';
 import views_templatePrivate from '../../../schemas/views/templatePrivate.json';
 import views_templatePublic from '../../../schemas/views/templatePublic.json';
+import views_turnaroundLimit from '../../../schemas/views/turnaroundLimit.json';
 import views_user from '../../../schemas/views/user.json';
+import views_workCalendar from '../../../schemas/views/workCalendar.json';
 import views_workloadWeight from '../../../schemas/views/workloadWeight.json';
 import workflow from '../../../schemas/workflow.json';
 
@@ -143,6 +153,7 @@ export const schemaFiles: unknown[] = [
   codes_deviceState,
   codes_dicomCharset,
   codes_doctorTitle,
+  codes_dueState,
   codes_examState,
   codes_expertState,
   codes_filmType,
@@ -159,6 +170,7 @@ export const schemaFiles: unknown[] = [
   codes_qcState,
   codes_registerType,
   codes_reportOperationType,
+  codes_reportPriority,
   codes_reportState,
   codes_roleDataScope,
   codes_scheduleDays,
@@ -170,6 +182,7 @@ export const schemaFiles: unknown[] = [
   codes_templateScope,
   codes_userStatus,
   codes_viewerOption,
+  codes_weekday,
   common,
   entities_aiResult,
   entities_auditLog,
@@ -200,11 +213,14 @@ export const schemaFiles: unknown[] = [
   entities_role,
   entities_scheduleRule,
   entities_screenSetting,
+  entities_sendJob,
   entities_shareLog,
   entities_study,
   entities_template,
+  entities_turnaroundLimit,
   entities_user,
   entities_userSession,
+  entities_workCalendar,
   entities_workloadWeight,
   limits,
   matchingPolicy,
@@ -235,10 +251,13 @@ export const viewFiles: Record<string, unknown> = {
   "report": views_report,
   "role": views_role,
   "scheduleRule": views_scheduleRule,
+  "sendJob": views_sendJob,
   "study": views_study,
   "templatePrivate": views_templatePrivate,
   "templatePublic": views_templatePublic,
+  "turnaroundLimit": views_turnaroundLimit,
   "user": views_user,
+  "workCalendar": views_workCalendar,
   "workloadWeight": views_workloadWeight,
 };
 
@@ -253,6 +272,7 @@ export const statsFiles: Record<string, unknown> = {
   "examVolume": stats_examVolume,
   "myTurnaround": stats_myTurnaround,
   "ownDataAnalysis": stats_ownDataAnalysis,
+  "remoteCenter": stats_remoteCenter,
   "reservationStat": stats_reservationStat,
   "turnaround": stats_turnaround,
   "workload": stats_workload,

@@ -88,6 +88,8 @@ export interface FieldHint {
   money?: boolean;
   /** A list column: the state with a progress bar of the row's `done` of `total` (a regional send). */
   progress?: ProgressHint;
+  /** A code-table list column: code value → the badge its cell shows the text with (a report near or over its limit). */
+  tone?: Record<string, 'success' | 'processing' | 'warning' | 'error' | 'default'>;
   /** Worked out by the form as the rows' chosen options add up (see SumSpec); shown, never typed. */
   sum?: SumSpec;
   /** List column: the value is the path of a picture fetched with the session's headers (a thumbnail). */

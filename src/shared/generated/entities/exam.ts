@@ -66,6 +66,10 @@ export type Exam = (
    */
   credentialNo?: string;
   patientSource: CodesPatientSourceJson;
+  /**
+   * How urgent its report is (turnaround limits when it is sent to a superior hospital); empty: from the patient source.
+   */
+  priority?: CodesReportPriorityJson;
   hisDeptName?: string;
   hisDoctorName?: string;
   /**
@@ -204,6 +208,10 @@ export type CodesCredentialTypeJson = 1 | 2;
  * Where the patient comes from: 1 outpatient, 2 inpatient, 3 emergency, 4 physical examination, 99 other (99 leaves room for new sources without renumbering). Texts: code.patientSource.<value>.
  */
 export type CodesPatientSourceJson = 1 | 2 | 3 | 4 | 99;
+/**
+ * How urgent a report is (issue #19, turnaround limits): 1 emergency, 2 inpatient, 3 outpatient, 4 physical examination. Set at registration (else taken from the patient source) and carried by a report sent to a superior hospital, whose limits it picks. Texts: code.reportPriority.<value>.
+ */
+export type CodesReportPriorityJson = 1 | 2 | 3 | 4;
 /**
  * Payment of an exam: 0 unpaid, 1 paid. Texts: code.paymentState.<value>.
  */

@@ -24,6 +24,14 @@ export type CodesReportStateJson = -1 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
  * Report printing: 0 not printed, 1 printed (a recall of a printed report asks again). Texts: code.printState.<value>.
  */
 export type CodesPrintStateJson = 0 | 1;
+/**
+ * How urgent a report is (issue #19, turnaround limits): 1 emergency, 2 inpatient, 3 outpatient, 4 physical examination. Set at registration (else taken from the patient source) and carried by a report sent to a superior hospital, whose limits it picks. Texts: code.reportPriority.<value>.
+ */
+export type CodesReportPriorityJson = 1 | 2 | 3 | 4;
+/**
+ * Where a report sent to a superior hospital stands against its turnaround limit (src/shared/turnaround.ts): ok, near (less than the calendar's share of the limit left), overdue, paused (returned: the clock waits), done (final). Texts: code.dueState.<value>.
+ */
+export type CodesDueStateJson = 'ok' | 'near' | 'overdue' | 'paused' | 'done';
 
 /**
  * A row of the report lists (POST /api/report/v1/report/list/{write,review,print,mine,all}, server/report/read.ts): the exam's header and its report's state, doctors, lock and print state. Read only: every field is the exam's or the report's own (same definitions by $ref); the patient name comes masked when grade safety is on. `version` is what a list action sends back so it is judged on the report as listed.
@@ -115,4 +123,16 @@ export interface ReportRow {
   enableCrisisValue?: boolean;
   lastOperatorName?: string;
   lastOperateTime?: string;
+  /**
+   * Sent up: the priority its turnaround limit was picked by.
+   */
+  priority?: CodesReportPriorityJson;
+  /**
+   * Sent up: when its turnaround limit runs out (working hours counted on the superior hospital's calendar).
+   */
+  dueAt?: string;
+  /**
+   * Sent up: where it stands against its limit now (server/report/turnaround.ts).
+   */
+  dueState?: CodesDueStateJson;
 }

@@ -1083,6 +1083,12 @@ export interface FieldHint {
     };
   };
   /**
+   * List column of a code-table field: code value → the coloured badge its text is shown with (success, processing, warning, error, default); values not named show the text only.
+   */
+  tone?: {
+    [k: string]: 'success' | 'processing' | 'warning' | 'error' | 'default';
+  };
+  /**
    * An amount in CNY: a money column in the list, two decimals with the currency sign in the form; shown in the language's number format (Intl.NumberFormat).
    */
   money?: boolean;
