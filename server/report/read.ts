@@ -305,12 +305,12 @@ export async function operationRecord(q: Queryable, id: number): Promise<Array<R
 }
 
 /**
- * Reports sent up that the caller sees (sent from its hospitals or to them, REPORT_SCOPE)
- * near or past their limit now: the home page's figure, opening the list filtered so.
+ * Reports sent up that the caller sees (sent from its hospitals or to them, reportScope)
+ * near or past their limit now (a centre, only from the hospitals it serves): the home page's figure, opening the list filtered so.
  */
 export async function dueCounts(db: Db, me: AuthContext): Promise<{ near: number; overdue: number; total: number }> {
   const params: unknown[] = [clock.now()];
-  const where = scopeSql(me.scope, REPORT_SCOPE, params);
+  const where = scopeSql(me.scope, reportScope(me), params);
   const { rows } = await db.query<{ near: number; overdue: number }>(
     `SELECT count(*) FILTER (WHERE r.due_at > $1)::int AS near, count(*) FILTER (WHERE r.due_at <= $1)::int AS overdue
        FROM report r JOIN exam e ON e.id = r.id
