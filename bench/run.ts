@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, type BenchContext } from './lib';
+import * as consult from './suites/consult';
 import * as dicom from './suites/dicom';
 import * as embedded from './suites/embedded';
 import * as exam from './suites/exam';
@@ -14,7 +15,7 @@ import * as platform from './suites/platform';
 import * as report from './suites/report';
 import * as viewer from './suites/viewer';
 
-const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, embedded];
+const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, embedded, consult];
 
 async function main() {
   const wanted = process.argv.slice(2);
