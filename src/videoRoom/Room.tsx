@@ -7,50 +7,23 @@
  * all of them. The presenter's viewer state goes to the others as it changes; a
  * follower's viewer is brought to it (./sync.ts).
  */
-import {
-  AudioMutedOutlined,
-  AudioOutlined,
-  DesktopOutlined,
-  LogoutOutlined,
-  SendOutlined,
-  VideoCameraAddOutlined,
-  VideoCameraOutlined,
-} from "@ant-design/icons";
-import {
-  Alert,
-  Button,
-  ConfigProvider,
-  Input,
-  List,
-  Result,
-  Space,
-  Spin,
-  Tag,
-  Tooltip,
-  Typography,
-  theme,
-} from "antd";
-import { useEffect, useRef, useState } from "react";
-import app from "../../config/app.json";
-import { useTranslate } from "../schema/useTranslate";
-import { apiBase } from "../services/request";
-import { getSession } from "../session/store";
-import { viewerStudies, type ViewerStudies } from "../viewer/api";
-import type { ViewerApi } from "../viewer/types";
-import { showStudies, startViewer, Viewer } from "../viewer/Viewer";
-import {
-  openCamera,
-  openScreen,
-  WEBCAM_PROBLEM_TEXT,
-  WebcamError,
-  type WebcamProblem,
-} from "./media";
-import { Mesh, type RemotePeer } from "./mesh";
-import { RoomSocket, socketUrl } from "./socket";
-import { reconcile, sameView, viewStateOf, type ViewState } from "./sync";
-import type { SharedAnnotation } from "../viewer";
+import { AudioMutedOutlined, AudioOutlined, DesktopOutlined, LogoutOutlined, SendOutlined, VideoCameraAddOutlined, VideoCameraOutlined } from '@ant-design/icons';
+import { Alert, Button, ConfigProvider, Input, List, Result, Space, Spin, Tag, Tooltip, Typography, theme } from 'antd';
+import { useEffect, useRef, useState } from 'react';
+import app from '../../config/app.json';
+import { useTranslate } from '../schema/useTranslate';
+import { apiBase } from '../services/request';
+import { getSession } from '../session/store';
+import { viewerStudies, type ViewerStudies } from '../viewer/api';
+import type { ViewerApi } from '../viewer/types';
+import { showStudies, startViewer, Viewer } from '../viewer/Viewer';
+import { openCamera, openScreen, WEBCAM_PROBLEM_TEXT, WebcamError, type WebcamProblem } from './media';
+import { Mesh, type RemotePeer } from './mesh';
+import { RoomSocket, socketUrl } from './socket';
+import { reconcile, sameView, viewStateOf, type ViewState } from './sync';
+import type { SharedAnnotation } from '../viewer';
 
-export const ROOM_SOCKET_PATH = "/api/consult/v1/video/socket";
+export const ROOM_SOCKET_PATH = '/api/consult/v1/video/socket';
 const k = (key: string) => `entity.videoRoom.${key}`;
 const VIEW_OPTIONS = { sideBySide: false, autoLoad: true };
 
@@ -75,25 +48,19 @@ interface Live {
   sentNotes?: string;
 }
 
-export function ConsultationRoom({
-  consultationId,
-  onLeave,
-}: {
-  consultationId: number;
-  onLeave(): void;
-}) {
+export function ConsultationRoom({ consultationId, onLeave }: { consultationId: number; onLeave(): void }) {
   const { t } = useTranslate();
   const [phase, setPhase] = useState<{
-    kind: "joining" | "in" | "refused";
+    kind: 'joining' | 'in' | 'refused';
     code?: string;
-  }>({ kind: "joining" });
+  }>({ kind: 'joining' });
   const [problem, setProblem] = useState<WebcamProblem>();
   const [local, setLocal] = useState<MediaStream>();
   const [peers, setPeers] = useState<RemotePeer[]>([]);
   const [presenterId, setPresenterId] = useState<number | null>(null);
   const [me, setMe] = useState<{ id: number; name: string }>();
   const [chat, setChat] = useState<ChatLine[]>([]);
-  const [draft, setDraft] = useState("");
+  const [draft, setDraft] = useState('');
   const [asking, setAsking] = useState<Array<{ id: number; name: string }>>([]);
   const [mic, setMic] = useState(true);
   const [cam, setCam] = useState(true);
@@ -120,16 +87,13 @@ export function ConsultationRoom({
         const view = viewStateOf(session.snapshot());
         if (view && !sameView(view, state.sent)) {
           state.sent = view;
-          socket.send({ type: "view", state: view, t: Date.now() });
+          socket.send({ type: 'view', state: view, t: Date.now() });
         }
         const notes = session.annotations();
         const text = JSON.stringify(notes);
-        if (
-          text !== state.sentNotes &&
-          (state.sentNotes !== undefined || notes.length)
-        ) {
+        if (text !== state.sentNotes && (state.sentNotes !== undefined || notes.length)) {
           state.sentNotes = text;
-          socket.send({ type: "annotations", annotations: notes });
+          socket.send({ type: 'annotations', annotations: notes });
         }
       } else if (state.target) reconcile(session, state.target, state.loading);
     };
@@ -149,36 +113,26 @@ export function ConsultationRoom({
         setLocal(stream);
       } catch (e) {
         // The room works without a camera: the others are seen and heard, the images read together.
-        setProblem(e instanceof WebcamError ? e.problem : "unsupported");
+        setProblem(e instanceof WebcamError ? e.problem : 'unsupported');
       }
-      const welcome = await socket.join(
-        app.clientAppId,
-        getSession().token ?? "",
-        consultationId,
-      );
+      const welcome = await socket.join(app.clientAppId, getSession().token ?? '', consultationId);
       if (gone) return;
       state.me = welcome.user;
       setMe(welcome.user);
       const mesh = new Mesh(socket, welcome.peerId, stream, welcome.iceServers);
       state.mesh = mesh;
       cleanups.push(mesh.subscribe(() => !gone && setPeers(mesh.list())));
-      socket.on("view", (m) => {
+      socket.on('view', (m) => {
         state.target = m.state;
         onViewerChange();
       });
-      socket.on("annotations", (m) =>
-        state.session?.setAnnotations(m.annotations as SharedAnnotation[]),
-      );
-      socket.on("presenter", (m) => {
+      socket.on('annotations', (m) => state.session?.setAnnotations(m.annotations as SharedAnnotation[]));
+      socket.on('presenter', (m) => {
         setAsking([]);
         presenting(m.presenterId);
       });
-      socket.on("request", (m) =>
-        setAsking((list) =>
-          list.some((u) => u.id === m.user.id) ? list : [...list, m.user],
-        ),
-      );
-      socket.on("chat", (m) =>
+      socket.on('request', (m) => setAsking((list) => (list.some((u) => u.id === m.user.id) ? list : [...list, m.user])));
+      socket.on('chat', (m) =>
         setChat((list) => [
           ...list,
           {
@@ -189,10 +143,7 @@ export function ConsultationRoom({
           },
         ]),
       );
-      socket.on(
-        "closed",
-        () => !gone && setPhase({ kind: "refused", code: "UAA005" }),
-      );
+      socket.on('closed', () => !gone && setPhase({ kind: 'refused', code: 'UAA005' }));
       // The viewer opens on the consultation's studies; a late joiner goes where the presenter is.
       state.target = welcome.view;
       const session = startViewer([], VIEW_OPTIONS);
@@ -200,18 +151,15 @@ export function ConsultationRoom({
       cleanups.push(session.subscribe(onViewerChange));
       setViewer({ session });
       presenting(welcome.presenterId);
-      if (welcome.annotations?.length)
-        session.setAnnotations(welcome.annotations);
-      setPhase({ kind: "in" });
+      if (welcome.annotations?.length) session.setAnnotations(welcome.annotations);
+      setPhase({ kind: 'in' });
       if (welcome.studyUids?.length) {
         const data = await viewerStudies({ studyUids: welcome.studyUids });
         if (gone) return;
         showStudies(session, data.list, VIEW_OPTIONS);
         setViewer({ session, data });
       }
-    })().catch(
-      (e: Error) => !gone && setPhase({ kind: "refused", code: e.message }),
-    );
+    })().catch((e: Error) => !gone && setPhase({ kind: 'refused', code: e.message }));
 
     return () => {
       gone = true;
@@ -227,12 +175,12 @@ export function ConsultationRoom({
   // A shared screen ends when the room does.
   useEffect(() => () => screen?.stop(), [screen]);
 
-  const toggle = (kind: "audio" | "video", on: boolean) => {
+  const toggle = (kind: 'audio' | 'video', on: boolean) => {
     local
       ?.getTracks()
       .filter((tr) => tr.kind === kind)
       .forEach((tr) => (tr.enabled = on));
-    (kind === "audio" ? setMic : setCam)(on);
+    (kind === 'audio' ? setMic : setCam)(on);
   };
   const share = async () => {
     const mesh = live.current?.mesh;
@@ -255,160 +203,72 @@ export function ConsultationRoom({
   const send = () => {
     const text = draft.trim();
     if (!text) return;
-    live.current?.socket.send({ type: "chat", text });
-    setDraft("");
+    live.current?.socket.send({ type: 'chat', text });
+    setDraft('');
   };
 
-  if (phase.kind === "refused") {
-    return (
-      <Result
-        status="error"
-        title={t(k("refused"))}
-        subTitle={
-          <span data-testid="room-refused">{t(`error.${phase.code}`)}</span>
-        }
-        extra={<Button onClick={onLeave}>{t(k("leave"))}</Button>}
-      />
-    );
+  if (phase.kind === 'refused') {
+    return <Result status="error" title={t(k('refused'))} subTitle={<span data-testid="room-refused">{t(`error.${phase.code}`)}</span>} extra={<Button onClick={onLeave}>{t(k('leave'))}</Button>} />;
   }
-  if (phase.kind === "joining" || !viewer)
-    return (
-      <Spin
-        size="large"
-        style={{ display: "block", margin: "30vh auto" }}
-        data-testid="room-joining"
-      />
-    );
+  if (phase.kind === 'joining' || !viewer) return <Spin size="large" style={{ display: 'block', margin: '30vh auto' }} data-testid="room-joining" />;
 
   const everyone = [...(me ? [me] : []), ...peers.map((p) => p.user)];
   const presenter = everyone.find((u) => u.id === presenterId);
   const iPresent = !!me && presenterId === me.id;
 
   return (
-    <div
-      data-testid="video-room"
-      data-presenting={iPresent ? "true" : "false"}
-      style={{ display: "flex", height: "100vh", background: "#141414" }}
-    >
+    <div data-testid="video-room" data-presenting={iPresent ? 'true' : 'false'} style={{ display: 'flex', height: '100vh', background: '#141414' }}>
       {/* The viewer lays itself over the whole window (position: fixed); a transform makes this box its window instead. */}
       <div
         style={{
           flex: 1,
           minWidth: 0,
-          position: "relative",
-          transform: "translateZ(0)",
+          position: 'relative',
+          transform: 'translateZ(0)',
         }}
       >
-        <Viewer
-          studies={viewer.data?.list ?? []}
-          masked={viewer.data?.masked ?? true}
-          {...VIEW_OPTIONS}
-          session={viewer.session}
-          onClose={onLeave}
-        />
+        <Viewer studies={viewer.data?.list ?? []} masked={viewer.data?.masked ?? true} {...VIEW_OPTIONS} session={viewer.session} onClose={onLeave} />
       </div>
       {/* Dark like the viewer beside it. */}
       <ConfigProvider theme={{ algorithm: theme.darkAlgorithm }}>
         <div
           style={{
             width: 320,
-            display: "flex",
-            flexDirection: "column",
+            display: 'flex',
+            flexDirection: 'column',
             gap: 8,
             padding: 8,
-            background: "#1f1f1f",
-            color: "#e8e8e8",
+            background: '#1f1f1f',
+            color: '#e8e8e8',
           }}
         >
-          {problem && (
-            <Alert
-              type="warning"
-              showIcon
-              message={t(WEBCAM_PROBLEM_TEXT[problem])}
-              data-testid="room-webcam-problem"
-              data-problem={problem}
-            />
-          )}
-          <div
-            style={{ display: "grid", gridTemplateColumns: "1fr 1fr", gap: 4 }}
-          >
-            {local && (
-              <Tile
-                stream={local}
-                name={me?.name ?? ""}
-                muted
-                testId="video-local"
-              />
-            )}
+          {problem && <Alert type="warning" showIcon message={t(WEBCAM_PROBLEM_TEXT[problem])} data-testid="room-webcam-problem" data-problem={problem} />}
+          <div style={{ display: 'grid', gridTemplateColumns: '1fr 1fr', gap: 4 }}>
+            {local && <Tile stream={local} name={me?.name ?? ''} muted testId="video-local" />}
             {peers.map((p) => (
-              <Tile
-                key={p.peerId}
-                stream={p.stream}
-                name={p.user.name}
-                testId="video-remote"
-                state={p.pc.connectionState}
-              />
+              <Tile key={p.peerId} stream={p.stream} name={p.user.name} testId="video-remote" state={p.pc.connectionState} />
             ))}
           </div>
           <Space wrap>
-            <Tooltip title={t(k(mic ? "micOff" : "micOn"))}>
-              <Button
-                icon={mic ? <AudioOutlined /> : <AudioMutedOutlined />}
-                onClick={() => toggle("audio", !mic)}
-                disabled={!local}
-                data-testid="room-mic"
-                data-on={String(mic)}
-              />
+            <Tooltip title={t(k(mic ? 'micOff' : 'micOn'))}>
+              <Button icon={mic ? <AudioOutlined /> : <AudioMutedOutlined />} onClick={() => toggle('audio', !mic)} disabled={!local} data-testid="room-mic" data-on={String(mic)} />
             </Tooltip>
-            <Tooltip title={t(k(cam ? "camOff" : "camOn"))}>
-              <Button
-                icon={
-                  cam ? <VideoCameraOutlined /> : <VideoCameraAddOutlined />
-                }
-                onClick={() => toggle("video", !cam)}
-                disabled={!local}
-                data-testid="room-camera"
-                data-on={String(cam)}
-              />
+            <Tooltip title={t(k(cam ? 'camOff' : 'camOn'))}>
+              <Button icon={cam ? <VideoCameraOutlined /> : <VideoCameraAddOutlined />} onClick={() => toggle('video', !cam)} disabled={!local} data-testid="room-camera" data-on={String(cam)} />
             </Tooltip>
-            <Tooltip title={t(k(screen ? "shareStop" : "share"))}>
-              <Button
-                icon={<DesktopOutlined />}
-                type={screen ? "primary" : "default"}
-                onClick={() => void share()}
-                data-testid="room-share"
-              />
+            <Tooltip title={t(k(screen ? 'shareStop' : 'share'))}>
+              <Button icon={<DesktopOutlined />} type={screen ? 'primary' : 'default'} onClick={() => void share()} data-testid="room-share" />
             </Tooltip>
-            <Button
-              danger
-              icon={<LogoutOutlined />}
-              onClick={onLeave}
-              data-testid="room-leave"
-            >
-              {t(k("leave"))}
+            <Button danger icon={<LogoutOutlined />} onClick={onLeave} data-testid="room-leave">
+              {t(k('leave'))}
             </Button>
           </Space>
-          <div
-            data-testid="room-presenter"
-            data-presenter-id={presenterId ?? ""}
-          >
-            <Typography.Text type="secondary">
-              {t(k("presenter"))}:{" "}
-            </Typography.Text>
-            <Tag color="gold">{presenter?.name ?? t(k("nobody"))}</Tag>
+          <div data-testid="room-presenter" data-presenter-id={presenterId ?? ''}>
+            <Typography.Text type="secondary">{t(k('presenter'))}: </Typography.Text>
+            <Tag color="gold">{presenter?.name ?? t(k('nobody'))}</Tag>
             {!iPresent && (
-              <Button
-                size="small"
-                onClick={() =>
-                  live.current?.socket.send(
-                    presenterId === null && me
-                      ? { type: "handover", userId: me.id }
-                      : { type: "request" },
-                  )
-                }
-                data-testid="room-request"
-              >
-                {t(k("request"))}
+              <Button size="small" onClick={() => live.current?.socket.send(presenterId === null && me ? { type: 'handover', userId: me.id } : { type: 'request' })} data-testid="room-request">
+                {t(k('request'))}
               </Button>
             )}
           </div>
@@ -417,19 +277,19 @@ export function ConsultationRoom({
               <Alert
                 key={u.id}
                 type="info"
-                message={t(k("asks"), { name: u.name })}
+                message={t(k('asks'), { name: u.name })}
                 action={
                   <Button
                     size="small"
                     onClick={() =>
                       live.current?.socket.send({
-                        type: "handover",
+                        type: 'handover',
                         userId: u.id,
                       })
                     }
                     data-testid="room-handover"
                   >
-                    {t(k("handover"))}
+                    {t(k('handover'))}
                   </Button>
                 }
               />
@@ -437,13 +297,13 @@ export function ConsultationRoom({
           <List
             size="small"
             data-testid="room-chat"
-            style={{ flex: 1, overflowY: "auto" }}
+            style={{ flex: 1, overflowY: 'auto' }}
             dataSource={chat}
-            locale={{ emptyText: t(k("chatEmpty")) }}
+            locale={{ emptyText: t(k('chatEmpty')) }}
             renderItem={(line) => (
               <List.Item
                 style={{
-                  justifyContent: line.mine ? "flex-end" : "flex-start",
+                  justifyContent: line.mine ? 'flex-end' : 'flex-start',
                 }}
                 data-testid="room-chat-line"
               >
@@ -454,20 +314,8 @@ export function ConsultationRoom({
             )}
           />
           <Space.Compact>
-            <Input
-              value={draft}
-              maxLength={500}
-              onChange={(e) => setDraft(e.target.value)}
-              onPressEnter={send}
-              placeholder={t(k("chatPlaceholder"))}
-              data-testid="room-chat-input"
-            />
-            <Button
-              icon={<SendOutlined />}
-              onClick={send}
-              data-testid="room-chat-send"
-              aria-label={t(k("send"))}
-            />
+            <Input value={draft} maxLength={500} onChange={(e) => setDraft(e.target.value)} onPressEnter={send} placeholder={t(k('chatPlaceholder'))} data-testid="room-chat-input" />
+            <Button icon={<SendOutlined />} onClick={send} data-testid="room-chat-send" aria-label={t(k('send'))} />
           </Space.Compact>
         </div>
       </ConfigProvider>
@@ -475,44 +323,21 @@ export function ConsultationRoom({
   );
 }
 
-function Tile({
-  stream,
-  name,
-  muted,
-  testId,
-  state,
-}: {
-  stream: MediaStream;
-  name: string;
-  muted?: boolean;
-  testId: string;
-  state?: string;
-}) {
+function Tile({ stream, name, muted, testId, state }: { stream: MediaStream; name: string; muted?: boolean; testId: string; state?: string }) {
   const ref = useRef<HTMLVideoElement>(null);
   useEffect(() => {
-    if (ref.current && ref.current.srcObject !== stream)
-      ref.current.srcObject = stream;
+    if (ref.current && ref.current.srcObject !== stream) ref.current.srcObject = stream;
   }, [stream]);
   return (
-    <div
-      style={{ position: "relative", background: "#000", aspectRatio: "4 / 3" }}
-    >
-      <video
-        ref={ref}
-        autoPlay
-        playsInline
-        muted={muted}
-        data-testid={testId}
-        data-state={state}
-        style={{ width: "100%", height: "100%", objectFit: "cover" }}
-      />
+    <div style={{ position: 'relative', background: '#000', aspectRatio: '4 / 3' }}>
+      <video ref={ref} autoPlay playsInline muted={muted} data-testid={testId} data-state={state} style={{ width: '100%', height: '100%', objectFit: 'cover' }} />
       <span
         style={{
-          position: "absolute",
+          position: 'absolute',
           left: 4,
           bottom: 2,
           fontSize: 12,
-          textShadow: "0 0 2px #000",
+          textShadow: '0 0 2px #000',
         }}
       >
         {name}
