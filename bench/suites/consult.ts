@@ -5,7 +5,7 @@
  * time is from the presenter's send to the follower's receipt, both sockets in this
  * process (one clock). Reference in the same run: a round trip of the same socket
  * without the database (the hub's ping), i.e. what the network and the server's
- * WebSocket cost alone. Goal: p95 under 100 ms.
+ * WebSocket cost alone, at the same percentile. Goal: p95 under 100 ms.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -64,6 +64,7 @@ export async function run(ctx: BenchContext) {
     const p95s: number[] = [];
     const p50s: number[] = [];
     const refs: number[] = [];
+    const refs50: number[] = [];
     let step = 0;
     for (let round = 0; round < ctx.rounds; round++) {
       const sync: number[] = [];
@@ -84,12 +85,14 @@ export async function run(ctx: BenchContext) {
       p95s.push(percentile(sync, 95));
       p50s.push(percentile(sync, 50));
       refs.push(percentile(echo, 95));
+      refs50.push(percentile(echo, 50));
     }
     presenter.ws.close();
     follower.ws.close();
     const ref = median(refs);
     ctx.report({ bench: `presenter→follower view sync p95 ms (${STEPS} steps, stored)`, value: +median(p95s).toFixed(2), reference: +ref.toFixed(2), ratio: +(median(p95s) / ref).toFixed(2), goal: '< 100 ms' });
-    ctx.report({ bench: 'presenter→follower view sync p50 ms', value: +median(p50s).toFixed(2), reference: +ref.toFixed(2), ratio: +(median(p50s) / ref).toFixed(2) });
+    const ref50 = median(refs50);
+    ctx.report({ bench: 'presenter→follower view sync p50 ms', value: +median(p50s).toFixed(2), reference: +ref50.toFixed(2), ratio: +(median(p50s) / ref50).toFixed(2) });
   } finally {
     await platform.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
