@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { root, type BenchContext } from './lib';
+import * as consult from './suites/consult';
 import * as dicom from './suites/dicom';
 import * as embedded from './suites/embedded';
 import * as exam from './suites/exam';
@@ -16,7 +17,7 @@ import * as remote from './suites/remote';
 import * as stat from './suites/stat';
 import * as viewer from './suites/viewer';
 
-const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, remote, embedded, stat];
+const SUITES: Array<{ name: string; run(ctx: BenchContext): Promise<void> }> = [platform, identity, exam, dicom, viewer, report, remote, embedded, stat, consult];
 
 async function main() {
   const wanted = process.argv.slice(2);

@@ -25,6 +25,7 @@ import tableResources from './lib/tableResource';
 import { serializerCompiler } from './lib/serializer';
 import { Archive } from './pacs/archive';
 import dicomweb, { DICOMWEB_PREFIX } from './dicomweb';
+import videoRoutes from './routes/video';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +91,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   for (const service of SERVICES) {
     if (service.routes) await app.register(service.routes, { prefix: service.prefix });
   }
+  // The video room beside the consultation routes (same prefix, its own plugin: WebSocket support stays in it).
+  await app.register(videoRoutes, { prefix: '/api/consult/v1' });
   // Resources of config/resources.json served from their schemas alone, each under its base path.
   await app.register(tableResources);
   await app.register(dicomweb, { prefix: DICOMWEB_PREFIX });

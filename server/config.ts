@@ -36,6 +36,21 @@ export interface ServerConfig {
   identity: IdentityConfig;
   dicom: DicomConfig;
   audit: AuditConfig;
+  video: VideoConfig;
+}
+
+/** The video consultation room (server/video): ICE servers for browsers behind NAT, and the optional SFU. */
+export interface VideoConfig {
+  /** STUN servers (STUN_URLS, comma-separated "stun:host:port"). */
+  stunUrls: string[];
+  /** TURN servers (TURN_URLS, e.g. "turn:turn.example:3478?transport=udp"), used with TURN_SECRET. */
+  turnUrls: string[];
+  /** coturn's static-auth-secret (TURN_SECRET): credentials are derived from it per user and expire. */
+  turnSecret?: string;
+  /** How long TURN credentials last (TURN_TTL_SECONDS, default one day: longer than a consultation). */
+  turnTtlSeconds: number;
+  /** Janus's WebSocket API (JANUS_URL, e.g. ws://127.0.0.1:8188): its VideoRoom forwards media for rooms above the mesh's four. */
+  janusUrl?: string;
 }
 
 export interface AuditConfig {
@@ -162,5 +177,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       retentionMonths: retentionMonths(env.AUDIT_RETENTION_MONTHS),
       flushMs: Math.max(50, Number(env.AUDIT_FLUSH_MS || 1000)),
     },
+    video: {
+      stunUrls: list(env.STUN_URLS),
+      turnUrls: list(env.TURN_URLS),
+      turnSecret: env.TURN_SECRET || undefined,
+      turnTtlSeconds: Math.max(60, Number(env.TURN_TTL_SECONDS || 86400)),
+      janusUrl: env.JANUS_URL || undefined,
+    },
   };
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }

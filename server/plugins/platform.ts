@@ -23,8 +23,12 @@ declare module 'fastify' {
 // Handlers import these from ../lib/http.ts; re-exported for the routes that import them from here.
 export { sendError, t, validationFailure };
 
-/** Paths under /api that answer without the X-App-Id header (probes, API docs). */
-const OPEN_API_PATHS = [/^\/api\/health$/, /^\/api\/docs(\/|$)/];
+/**
+ * Paths under /api that answer without the X-App-Id header (probes, API docs, and the
+ * video room's WebSocket, which a browser cannot give a header: it names its app in its
+ * first message, checked there, server/video/hub.ts).
+ */
+const OPEN_API_PATHS = [/^\/api\/health$/, /^\/api\/docs(\/|$)/, /^\/api\/consult\/v1\/video\/socket$/];
 
 async function platform(fastify: FastifyInstance, opts: { appIds: string[] }) {
   const appIds = new Set(opts.appIds);

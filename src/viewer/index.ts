@@ -9,4 +9,4 @@
  */
 export { Viewer, type ViewerProps } from './Viewer';
 export { openViewer, type SessionOptions } from './session';
-export type { Measurement, ViewerApi, ViewerPanels, ViewerSeries, ViewerSnapshot, ViewerStudy, ViewportError, ViewportInfo } from './types';
+export type { Measurement, ViewerApi, ViewerPanels, ViewerSeries, SharedAnnotation, ViewerSnapshot, ViewerStudy, ViewportError, ViewportInfo } from './types';

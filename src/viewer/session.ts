@@ -33,7 +33,7 @@ import { fetchFrame, fetchInstance, fetchSeriesInstances, firstImageId, instance
 import { gridFor, viewportId as cellId, type Grid } from './layout';
 import { CT_PRESETS, toVoiRange, type PresetKey, type VoiRange } from './presets';
 import { MEASURING_TOOLS, type ToolKey } from './tools';
-import type { Measurement, ViewerApi, ViewerSnapshot, ViewerStudy, ViewportError, ViewportInfo } from './types';
+import type { Measurement, SharedAnnotation, ViewerApi, ViewerSnapshot, ViewerStudy, ViewportError, ViewportInfo } from './types';
 
 type StackViewport = Types.IStackViewport;
 type Listener = (e: Event) => void;
@@ -54,6 +54,7 @@ interface Cell {
   rendered: boolean;
   voi?: VoiRange;
   zoom?: number;
+  pan?: [number, number];
   rotation: number;
   flipHorizontal: boolean;
   flipVertical: boolean;
@@ -287,6 +288,58 @@ export class ViewerSession implements ViewerApi {
     if (!cell?.stack || !vp) return;
     const target = Math.min(cell.stack.imageIds.length - 1, Math.max(0, Math.round(index)));
     if (target !== vp.getCurrentImageIdIndex()) void vp.setImageIdIndex(target);
+  }
+
+  setView(viewportId: string, view: { voi?: VoiRange; zoom?: number; pan?: [number, number] }): void {
+    const vp = this.viewport(viewportId);
+    const cell = this.cells.get(viewportId);
+    if (!vp || !cell?.rendered) return;
+    if (view.voi && (!cell.voi || voiKey(cell.voi) !== voiKey(view.voi))) vp.setProperties({ voiRange: { ...view.voi } });
+    if (view.zoom !== undefined && Math.abs((cell.zoom ?? 1) - view.zoom) > 1e-3) vp.setZoom(view.zoom);
+    if (view.pan && (!cell.pan || Math.hypot(cell.pan[0] - view.pan[0], cell.pan[1] - view.pan[1]) > 1e-3)) vp.setPan(view.pan);
+    vp.render();
+  }
+
+  annotations(): SharedAnnotation[] {
+    const out: SharedAnnotation[] = [];
+    for (const a of annotation.state.getAllAnnotations()) {
+      const toolName = a.metadata?.toolName;
+      if (!a.annotationUID || !toolName || !TOOL_OF.has(toolName) || !a.metadata?.referencedImageId) continue;
+      // Only what draws it again: the handles and where; statistics are recomputed by the tool.
+      out.push({
+        annotationUID: a.annotationUID,
+        metadata: { toolName, referencedImageId: a.metadata.referencedImageId, FrameOfReferenceUID: a.metadata.FrameOfReferenceUID },
+        data: { handles: { points: (a.data?.handles?.points ?? []).map((p) => [p[0], p[1], p[2]]) }, label: a.data?.label },
+      });
+    }
+    return out;
+  }
+
+  setAnnotations(list: SharedAnnotation[]): void {
+    const wanted = new Map(list.map((a) => [a.annotationUID, a]));
+    for (const a of annotation.state.getAllAnnotations()) {
+      if (a.annotationUID && TOOL_OF.has(a.metadata?.toolName ?? '') && !wanted.has(a.annotationUID)) annotation.state.removeAnnotation(a.annotationUID);
+    }
+    for (const a of list) {
+      const held = a.annotationUID ? annotation.state.getAnnotation(a.annotationUID) : undefined;
+      if (held) {
+        held.data.handles = { ...held.data.handles, points: a.data.handles.points.map((p) => [p[0], p[1], p[2]]) };
+        held.invalidated = true;
+      } else {
+        annotation.state.addAnnotation(
+          {
+            annotationUID: a.annotationUID,
+            highlighted: false,
+            invalidated: true,
+            metadata: { ...a.metadata },
+            data: { handles: { points: a.data.handles.points.map((p) => [p[0], p[1], p[2]]), textBox: { hasMoved: false } }, label: a.data.label, cachedStats: {} },
+          } as never,
+          a.metadata.FrameOfReferenceUID ?? '',
+        );
+      }
+    }
+    for (const c of this.cells.values()) this.viewport(c.id)?.render();
+    this.changed();
   }
 
   scrollBy(viewportId: string, delta: number): void {
@@ -671,6 +724,8 @@ export class ViewerSession implements ViewerApi {
       const presentation = vp.getViewPresentation();
       const camera = vp.getCamera();
       cell.zoom = vp.getZoom();
+      const pan = vp.getPan();
+      cell.pan = [pan[0], pan[1]];
       cell.rotation = presentation.rotation ?? 0;
       cell.flipHorizontal = !!camera.flipHorizontal;
       cell.flipVertical = !!camera.flipVertical;
@@ -785,6 +840,7 @@ export class ViewerSession implements ViewerApi {
         rendered: c.rendered,
         voi: c.voi,
         zoom: c.zoom,
+        pan: c.pan,
         rotation: c.rotation,
         flipHorizontal: c.flipHorizontal,
         flipVertical: c.flipVertical,

@@ -53,6 +53,8 @@ export interface ViewportInfo {
   rendered: boolean;
   voi?: VoiRange;
   zoom?: number;
+  /** Camera pan (Cornerstone's canvas offset), mirrored when reading together. */
+  pan?: [number, number];
   rotation: number;
   flipHorizontal: boolean;
   flipVertical: boolean;
@@ -81,6 +83,13 @@ export interface ViewerSnapshot {
   sync: boolean;
 }
 
+/** A measurement as another viewer needs it to draw the same (Cornerstone's own shape, trimmed). */
+export interface SharedAnnotation {
+  annotationUID: string;
+  metadata: { toolName: string; referencedImageId: string; FrameOfReferenceUID?: string };
+  data: { handles: { points: Array<[number, number, number]> }; label?: string };
+}
+
 /** What a host (the /viewer page, the report page) drives. */
 export interface ViewerApi {
   /** Puts the study's first series (or the given one) in a viewport (the first by default). */
@@ -102,6 +111,12 @@ export interface ViewerApi {
   reset(viewportId: string): void;
   scrollTo(viewportId: string, index: number): void;
   scrollBy(viewportId: string, delta: number): void;
+  /** Puts a shown image's window, zoom and pan where another viewer has them (reading together). */
+  setView(viewportId: string, view: { voi?: VoiRange; zoom?: number; pan?: [number, number] }): void;
+  /** The measurements as plain data another viewer can draw (reading together; the consultation's saved annotations). */
+  annotations(): SharedAnnotation[];
+  /** Shows exactly these measurements: others are removed, known ones moved, new ones drawn. */
+  setAnnotations(list: SharedAnnotation[]): void;
   play(viewportId: string, framesPerSecond: number): void;
   stop(viewportId: string): void;
   setSync(on: boolean): void;

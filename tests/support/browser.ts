@@ -24,7 +24,8 @@ export interface BrowserSession {
 
 let opened = 0;
 
-export async function openBrowser(opts: { locale?: string } = {}): Promise<BrowserSession> {
+/** `args`: more Chromium flags (the video room's fake camera and microphone). */
+export async function openBrowser(opts: { locale?: string; args?: string[] } = {}): Promise<BrowserSession> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
@@ -41,6 +42,7 @@ export async function openBrowser(opts: { locale?: string } = {}): Promise<Brows
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(opts.args ?? []),
     ],
   });
   const consoleLog = new LogTail();

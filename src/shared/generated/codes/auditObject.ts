@@ -46,4 +46,5 @@ export type AuditObject =
   | 'dicomThumbnail'
   | 'statistics'
   | 'file'
-  | 'formDraft';
+  | 'formDraft'
+  | 'videoRoom';

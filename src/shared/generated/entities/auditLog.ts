@@ -69,7 +69,8 @@ export type CodesAuditObjectJson =
   | 'dicomThumbnail'
   | 'statistics'
   | 'file'
-  | 'formDraft';
+  | 'formDraft'
+  | 'videoRoom';
 /**
  * How an audited call ended: success (2xx/3xx), refused (4xx, with the catalogue code), error (5xx). Texts: code.auditOutcome.<value>.
  */

@@ -1,0 +1,210 @@
+/**
+ * The video room's API and signalling socket (issue #20 items 6 and 7), on each database:
+ * - starting a room needs consult:start; one meeting id per consultation, whoever starts
+ * - the room, its events and annotations are refused (CONSULT002) to whoever may not
+ *   enter; the socket refuses a bad token (UAA005), a user without the right (UAA103)
+ *   and a join that names no client app (UAA008)
+ * - two participants join; the first presents; a signal reaches only its addressee, chat
+ *   everyone; the presenter's view state reaches the follower and is stored, a
+ *   follower's is dropped; the viewer is handed over on request; annotations are kept
+ * - the events come back in order for the replay; TURN credentials follow the REST scheme
+ * - on PostgreSQL, two instances on one database: a participant on each hears the other
+ *   (NOTIFY, and the relay table for a message over NOTIFY's limit)
+ */
+import crypto from 'node:crypto';
+import WebSocket from 'ws';
+import type { FastifyInstance } from 'fastify';
+import { dbKinds } from '../support/db';
+import { APP_ID, startTestPlatform, type TestPlatform } from '../support/app';
+import { authed, login } from '../support/auth';
+import { loadConfig } from '../../server/config';
+import { preparePlatform } from '../../server/start';
+import { iceServers } from '../../server/video/rooms';
+
+const C = '/api/consult/v1';
+
+/** A socket client that keeps what it hears and waits for a message by predicate. */
+class Client {
+  heard: Array<Record<string, any>> = [];
+  private waiters: Array<{ match: (m: Record<string, any>) => boolean; resolve: (m: Record<string, any>) => void }> = [];
+  closed: Promise<number>;
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (raw) => {
+      const m = JSON.parse(String(raw));
+      this.heard.push(m);
+      this.waiters = this.waiters.filter((w) => (w.match(m) ? (w.resolve(m), false) : true));
+    });
+    this.closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
+  }
+  static async open(base: string): Promise<Client> {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}${C}/video/socket`);
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    return new Client(ws);
+  }
+  send(m: Record<string, unknown>) {
+    this.ws.send(JSON.stringify(m));
+  }
+  next(match: (m: Record<string, any>) => boolean): Promise<Record<string, any>> {
+    const seen = this.heard.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.waiters.push({ match, resolve }));
+  }
+  async join(token: string, consultationId: number) {
+    this.send({ type: 'join', appId: APP_ID, token, consultationId });
+    return this.next((m) => m.type === 'welcome' || m.type === 'error');
+  }
+}
+
+const listenOn = async (app: FastifyInstance) => {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const a = app.server.address();
+  return `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+};
+
+describe.each(dbKinds)('video room on %s', (kind) => {
+  let p: TestPlatform;
+  let base: string;
+  let admin: string;
+  let expert: string;
+  let doctor: string;
+  const consultationId = 900000 + crypto.randomInt(99999);
+  const clients: Client[] = [];
+  const open = async () => {
+    const c = await Client.open(base);
+    clients.push(c);
+    return c;
+  };
+
+  beforeAll(async () => {
+    p = await startTestPlatform(kind);
+    base = await listenOn(p.app);
+    admin = await login(p.app, '13800000001');
+    expert = await login(p.app, '13800000006');
+    doctor = await login(p.app, '13800000004');
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of clients) c.ws.close();
+    await p?.close();
+  });
+
+  test('a room is started with consult:start, once per consultation, and shown only to who may enter', async () => {
+    const refused = await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(expert), payload: { consultationId } });
+    expect(refused.json().status).toBe('UAA103');
+    const started = await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId, studyUids: ['1.2.3.4'] } });
+    expect(started.json().status).toBe('0');
+    const room = started.json().data;
+    expect(room).toMatchObject({ consultationId, studyUids: ['1.2.3.4'], presenterId: null, sfu: 'mesh' });
+    const again = await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId } });
+    expect(again.json().data.meetingId).toBe(room.meetingId);
+    const seen = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}`, headers: authed(expert) });
+    expect(seen.json().data.meetingId).toBe(room.meetingId);
+    // The radiologist holds no consultation right; an unknown consultation is the same answer.
+    for (const [token, id] of [[doctor, consultationId], [expert, consultationId + 1]] as const) {
+      for (const suffix of ['', '/events', '/annotations']) {
+        const r = await p.app.inject({ method: 'GET', url: `${C}/video/room/${id}${suffix}`, headers: authed(token) });
+        expect([r.statusCode, r.json().status]).toEqual([404, 'CONSULT002']);
+      }
+    }
+  });
+
+  test('the socket refuses a bad token and a user without the right, and says nothing before', async () => {
+    const bad = await open();
+    bad.send({ type: 'chat', text: 'before joining' });
+    expect((await bad.join('not-a-token', consultationId)).code).toBe('UAA005');
+    expect(await bad.closed).toBe(4403);
+    const doc = await open();
+    expect((await doc.join(doctor, consultationId)).code).toBe('UAA103');
+    const noApp = await open();
+    noApp.send({ type: 'join', token: admin, consultationId });
+    expect((await noApp.next((m) => m.type === 'error')).code).toBe('UAA008');
+    expect(bad.heard.filter((m) => m.type !== 'error')).toEqual([]);
+  });
+
+  test('two participants: signals, chat, the presenter’s view mirrored and stored, the hand-over, annotations', async () => {
+    const a = await open();
+    const wa = await a.join(admin, consultationId);
+    expect(wa.type).toBe('welcome');
+    const adminId = wa.user.id;
+    expect(wa.presenterId).toBe(adminId);
+    expect(wa.iceServers).toEqual([]);
+    const b = await open();
+    const wb = await b.join(expert, consultationId);
+    expect(wb).toMatchObject({ type: 'welcome', meetingId: wa.meetingId, presenterId: adminId, studyUids: ['1.2.3.4'] });
+    const joined = await a.next((m) => m.type === 'join');
+    expect(joined.peerId).toBe(wb.peerId);
+
+    a.send({ type: 'signal', to: wb.peerId, data: { sdp: 'offer' } });
+    expect((await b.next((m) => m.type === 'signal')).data).toEqual({ sdp: 'offer' });
+    b.send({ type: 'chat', text: '  请看第 12 层  ' });
+    expect((await a.next((m) => m.type === 'chat')).text).toBe('请看第 12 层');
+
+    const view = { studyUid: '1.2.3.4', seriesUid: '1.2.3.4.1', index: 11, voi: { lower: -160, upper: 240 }, zoom: 1.5, pan: [3, -4] };
+    a.send({ type: 'view', state: view });
+    expect((await b.next((m) => m.type === 'view')).state).toEqual(view);
+    // A follower does not drive: its state is neither passed on nor stored.
+    b.send({ type: 'view', state: { ...view, index: 99 } });
+    a.send({ type: 'view', state: { ...view, index: 12 } });
+    expect((await b.next((m) => m.type === 'view' && m.state.index === 12)).from).toBe(wa.peerId);
+    expect(a.heard.some((m) => m.type === 'view')).toBe(false);
+
+    b.send({ type: 'request' });
+    expect((await a.next((m) => m.type === 'request')).user.id).toBe(wb.user.id);
+    a.send({ type: 'handover', userId: wb.user.id });
+    expect((await b.next((m) => m.type === 'presenter')).presenterId).toBe(wb.user.id);
+    const notes = [{ annotationUID: 'n1', metadata: { toolName: 'Length' }, data: { handles: { points: [[0, 0, 0], [10, 0, 0]] } } }];
+    b.send({ type: 'annotations', annotations: notes });
+    expect((await a.next((m) => m.type === 'annotations')).annotations).toEqual(notes);
+
+    const events = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/events`, headers: authed(expert) });
+    const list = events.json().data as Array<{ id: number; kind: string; userId: number; state: Record<string, unknown> }>;
+    expect(list.map((e) => [e.kind, e.state.index ?? e.state.presenterId ?? 'notes'])).toEqual([
+      ['presenter', adminId],
+      ['view', 11],
+      ['view', 12],
+      ['presenter', wb.user.id],
+      ['annotations', 'notes'],
+    ]);
+    const after = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/events?after=${list[2].id}`, headers: authed(expert) });
+    expect(after.json().data).toHaveLength(2);
+    const saved = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/annotations`, headers: authed(admin) });
+    expect(saved.json().data).toMatchObject({ annotations: notes, savedBy: wb.user.id });
+
+    // A late joiner starts from the last view and the annotations.
+    const c = await open();
+    const wc = await c.join(admin, consultationId);
+    expect(wc).toMatchObject({ presenterId: wb.user.id, view: { ...view, index: 12 }, annotations: notes });
+    // The leaving peer is announced.
+    c.ws.close();
+    expect((await a.next((m) => m.type === 'leave')).peerId).toBe(wc.peerId);
+  });
+
+  test('TURN credentials: "<expiry>:<user>" signed with the shared secret', () => {
+    const now = Date.UTC(2026, 0, 1);
+    const [turn] = iceServers({ stunUrls: [], turnUrls: ['turn:10.0.0.1:3478'], turnSecret: 's3cret', turnTtlSeconds: 600 }, 42, now);
+    expect(turn.username).toBe(`${now / 1000 + 600}:42`);
+    expect(turn.credential).toBe(crypto.createHmac('sha1', 's3cret').update(turn.username!).digest('base64'));
+  });
+
+  if (kind === 'postgres') {
+    test('two instances on one database: participants on each hear each other', async () => {
+      const config = loadConfig({ DATA_DIR: p.dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DIST_DIR: `${p.dataDir}/no-dist` });
+      const second = await preparePlatform(config, { db: p.db, logger: false });
+      try {
+        const base2 = await listenOn(second.app);
+        const a = await open();
+        const wa = await a.join(admin, consultationId);
+        const b = new Client(await Client.open(base2).then((c) => c.ws));
+        clients.push(b);
+        const wb = await b.join(expert, consultationId);
+        expect((await a.next((m) => m.type === 'join' && m.peerId === wb.peerId)).user.id).toBe(wb.user.id);
+        // An SDP-sized message: over NOTIFY's 8000 bytes, it goes through the relay table.
+        const sdp = 'a=candidate '.repeat(1000);
+        b.send({ type: 'signal', to: wa.peerId, data: { sdp } });
+        expect((await a.next((m) => m.type === 'signal')).data.sdp).toBe(sdp);
+        b.ws.close();
+      } finally {
+        await second.app.close();
+      }
+    });
+  }
+});
