@@ -51,6 +51,8 @@ export const DEMO_ROLES: DemoRole[] = [
       myReport: ['view', 'write'],
       privateTemplate: '*',
       publicTemplate: ['view'],
+      // Applies for consultations with the central hospital's experts (issue #20).
+      consult: ['view', 'start', 'revoke', 'notifyExperts'],
     },
   },
   {
@@ -69,6 +71,9 @@ export const DEMO_ROLES: DemoRole[] = [
       regionCenter: '*',
       privateTemplate: '*',
       publicTemplate: '*',
+      // Reviews consultations of the central hospital and its subordinates, and manages the experts.
+      consult: '*',
+      expert: '*',
     },
   },
   {

@@ -46,4 +46,7 @@ export type AuditObject =
   | 'dicomThumbnail'
   | 'statistics'
   | 'file'
-  | 'formDraft';
+  | 'formDraft'
+  | 'consultation'
+  | 'consultationLog'
+  | 'expert';

@@ -69,7 +69,10 @@ export type CodesAuditObjectJson =
   | 'dicomThumbnail'
   | 'statistics'
   | 'file'
-  | 'formDraft';
+  | 'formDraft'
+  | 'consultation'
+  | 'consultationLog'
+  | 'expert';
 /**
  * How an audited call ended: success (2xx/3xx), refused (4xx, with the catalogue code), error (5xx). Texts: code.auditOutcome.<value>.
  */
