@@ -489,3 +489,16 @@ export async function recordPrint(db: Db, me: AuthContext, id: number): Promise<
     await writeLog(q, row, me, 'printReport', row.status, row.status);
   });
 }
+
+/**
+ * The consulting hospitals an applicant may choose: the region's central hospitals with
+ * an open expert. Like the experts, not cut to the applicant's data scope (a county
+ * hospital's doctor does not hold the central hospital's data, and needs no more than
+ * its name here).
+ */
+export async function consultingHospitals(q: Queryable): Promise<Array<{ value: number; label: string }>> {
+  const { rows } = await q.query<{ value: number; label: string }>(
+    "SELECT o.id AS value, o.name AS label FROM org o WHERE o.kind = 'central' AND EXISTS (SELECT 1 FROM expert x WHERE x.hospital_id = o.id AND x.state = 1) ORDER BY o.name",
+  );
+  return rows;
+}

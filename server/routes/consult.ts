@@ -19,6 +19,7 @@ import {
   consultationRow,
   counts,
   expertChoices,
+  consultingHospitals,
   detail,
   LIST_KINDS,
   LOG_LIST,
@@ -240,6 +241,19 @@ export default async function consultRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => ok(await expertChoices(fastify.db, request.query, request.lang)),
+  );
+
+  fastify.get(
+    '/consultHospital/options',
+    {
+      config: { permission: 'consult:start', audit: 'none' },
+      schema: {
+        tags: ['consult'],
+        summary: 'The hospitals an applicant may ask for a consultation: the central hospitals of the region that have open experts',
+        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+      },
+    },
+    async () => ok(await consultingHospitals(fastify.db)),
   );
 
   fastify.get(

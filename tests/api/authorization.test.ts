@@ -72,6 +72,9 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.scheduleRule = { id: rule.rows[0].id, secret: `"hospitalId":${orgs.CENTRAL}` };
     const his = await q.query<{ id: number }>("INSERT INTO his_interface (hospital_id, name, url) VALUES ($1, 'FOREIGN-HIS', 'http://10.0.0.9/his') RETURNING id", [orgs.CENTRAL]);
     foreign.hisInterface = { id: his.rows[0].id, secret: 'FOREIGN-HIS' };
+    // A consultation expert of the central hospital (mock/consult.ts).
+    const expert = await q.query<{ id: number; mobile: string }>('SELECT id, mobile FROM expert WHERE hospital_id = $1 AND user_id IS NULL LIMIT 1', [orgs.CENTRAL]);
+    foreign.expert = { id: expert.rows[0].id, secret: expert.rows[0].mobile };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
     // A central-hospital report (a report is addressed by its exam's id) and public template.

@@ -249,6 +249,8 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     const labels = choice.body.data.map((o: { label: string }) => o.label);
     expect(labels).toEqual(expect.arrayContaining([expect.stringMatching(/^郑教授 · 主任医师/), expect.stringMatching(/^周专家/)]));
     expect(labels.some((l: string) => l.startsWith('孙医生'))).toBe(false);
+    // The consulting hospitals: the central hospital, though outside hospital A's data scope.
+    expect((await call('GET', `${C}/consultHospital/options`, docA)).body.data).toEqual([{ value: central, label: '县中心医院' }]);
     // Hospital A's doctor may not manage experts.
     expect((await call('POST', `${C}/expert/save`, docA, { ...base, mobile: '13900000202' })).body.status).toBe('UAA103');
   });

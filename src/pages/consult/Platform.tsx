@@ -54,7 +54,9 @@ export default function ConsultationPlatform() {
           <Alert style={{ marginTop: 12 }} type="info" showIcon message={t('entity.consultation.detail.notices', { count: counts.notices })} data-testid="consult-notices" />
         )}
       </Card>
-      <SchemaTable view={view} actionRef={actionRef} onOpen={(_mode, row) => row?.id !== undefined && navigate(`/consultationDetail?id=${row.id}`)} />
+      <div data-testid="resource-list" data-view="consultation">
+        <SchemaTable view={view} actionRef={actionRef} onOpen={(_mode, row) => row?.id !== undefined && navigate(`/consultationDetail?id=${row.id}`)} />
+      </div>
     </div>
   );
 }
