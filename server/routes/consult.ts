@@ -39,7 +39,7 @@ import { consultSheet } from '../consult/print';
 import { createSmsProvider } from '../identity/sms';
 import { openKeptFile } from '../files/service';
 import { listBodySchema, runList, type ListBody } from '../lib/list';
-import { ok, replies } from '../lib/reply';
+import { ok, replies, sendInline } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { idParams } from '../lib/schemas';
 import { caller } from '../plugins/auth';
@@ -187,11 +187,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const fileId = await materialOf(fastify.db, request.params.id, request.params.fileId, caller(request));
       const { meta, content } = await openKeptFile(fastify.db, fastify.storage, fileId);
-      return reply
-        .type(meta.type)
-        .header('content-length', meta.size)
-        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(meta.name)}`)
-        .send(content);
+      return sendInline(reply, meta, content);
     },
   );
 
