@@ -53,6 +53,8 @@ export const DEMO_ROLES: DemoRole[] = [
       myReport: ['view', 'write'],
       privateTemplate: '*',
       publicTemplate: ['view'],
+      // Applies for consultations with the central hospital's experts (issue #20).
+      consult: ['view', 'start', 'revoke', 'notifyExperts'],
     },
   },
   {
@@ -72,6 +74,9 @@ export const DEMO_ROLES: DemoRole[] = [
       regionCenter: '*',
       privateTemplate: '*',
       publicTemplate: '*',
+      // Reviews consultations of the central hospital and its subordinates, and manages the experts.
+      consult: '*',
+      expert: '*',
     },
   },
   {

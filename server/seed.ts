@@ -11,6 +11,7 @@ import { DEMO_ORGS } from '../mock/region';
 import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDULE_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
+import { DEMO_EXPERTS } from '../mock/consult';
 import { insertDemoReports } from './report/seed';
 import { saveUserSetting } from './identity/userSettings';
 import { syntheticSeries } from '../mock/dicom';
@@ -57,12 +58,24 @@ export async function seedDemo(locked: Db, now: Date = new Date()): Promise<bool
     }
     await insertDemoExams(q, now);
     await insertDemoReports(q);
+    await insertDemoExperts(q, orgs);
     await q.query(
       `INSERT INTO app_meta (key, value) VALUES ('demo_seeded_at', to_jsonb(now()::text))
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
     );
   });
   return true;
+}
+
+/** The central hospital's consultation experts, linked to their demo accounts (mock/consult.ts). */
+async function insertDemoExperts(q: Queryable, orgs: Map<string, number>): Promise<void> {
+  for (const x of DEMO_EXPERTS) {
+    await q.query(
+      `INSERT INTO expert (hospital_id, user_id, name, mobile, department_name, title, labels, introduction, specialty, expertise, state)
+       VALUES ($1, (SELECT id FROM app_user WHERE mobile = $2), $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [orgs.get(x.hospitalCode), x.userMobile ?? null, x.name, x.mobile, x.departmentName, x.title, x.labels, x.introduction, x.specialty, x.expertise, x.state],
+    );
+  }
 }
 
 /** Production first start: one region, one all-powerful role, one administrator. */

@@ -303,6 +303,16 @@ export async function openFile(db: Queryable, storage: FileStorage, me: AuthCont
   return { meta: meta(row), content: await storage.get(row.storage_key!) };
 }
 
+/**
+ * A kept file's content for a caller another domain has already authorized for it
+ * (a consultation's material, read by its invited experts outside the exam's scope).
+ */
+export async function openKeptFile(db: Queryable, storage: FileStorage, id: string): Promise<{ meta: FileMeta; content: Readable }> {
+  const row = await fileRow(db, id);
+  if (!row?.complete || !row.storage_key) throw new AppError('FILE001');
+  return { meta: meta(row), content: await storage.get(row.storage_key) };
+}
+
 /** Deletes a kept file (what its purpose attached goes with it) or drops an unfinished upload of the caller's. */
 export async function deleteFile(db: Db, storage: FileStorage, me: AuthContext, id: string): Promise<void> {
   const found = await fileRow(db, id);

@@ -1,3 +1,15 @@
+import type { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+
+/** A kept file's content inline (the browser shows images and PDF itself), named in UTF-8. */
+export function sendInline(reply: FastifyReply, meta: { type: string; size: number; name: string }, content: Readable): FastifyReply {
+  return reply
+    .type(meta.type)
+    .header('content-length', meta.size)
+    .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(meta.name)}`)
+    .send(content);
+}
+
 /** The one reply envelope: `{status:"0", data}`; failures are built by the error handler. */
 export function ok<T>(data: T): { status: '0'; data: T } {
   return { status: '0', data };

@@ -15,7 +15,7 @@
 import type { FastifyInstance } from 'fastify';
 import { completeUpload, deleteFile, fileMeta, initUpload, openFile, policyOf, putChunk, uploadSmall, uploadStatus } from '../files/service';
 import { CHUNK_SIZE, OWNER_KINDS, PURPOSES } from '../files/purposes';
-import { ok, replies } from '../lib/reply';
+import { ok, replies, sendInline } from '../lib/reply';
 import { caller } from '../plugins/auth';
 
 const purpose = { type: 'string', enum: Object.keys(PURPOSES) } as const;
@@ -196,11 +196,7 @@ export default async function fileRoutes(fastify: FastifyInstance) {
     },
     async (request, reply) => {
       const { meta, content } = await openFile(fastify.db, fastify.storage, caller(request), request.params.id);
-      return reply
-        .type(meta.type)
-        .header('content-length', meta.size)
-        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(meta.name)}`)
-        .send(content);
+      return sendInline(reply, meta, content);
     },
   );
 

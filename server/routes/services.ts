@@ -14,6 +14,7 @@ import report from './report';
 import viewerRoutes from './viewer';
 import stat from './stat';
 import file from './file';
+import consult from './consult';
 
 export interface ServiceDef {
   tag: string;
@@ -38,7 +39,7 @@ export const SERVICES: ServiceDef[] = [
   { tag: 'pacs', prefix: '/api/pacs/v1', description: 'Studies, matching, images, viewer', routes: pacs },
   { tag: 'efilm', prefix: '/api/efilm/v1', description: 'Electronic film' },
   { tag: 'ai', prefix: '/api/ai/v1', description: 'AI-assisted diagnosis' },
-  { tag: 'consult', prefix: '/api/consult/v1', description: 'Tele-consultation' },
+  { tag: 'consult', prefix: '/api/consult/v1', description: 'Tele-consultation: applications, review, experts, materials, the consultation report, notices', routes: consult },
   { tag: 'bdt', prefix: '/api/bdt/v1', description: 'Base data and dictionaries', routes: bdt },
   { tag: 'qc', prefix: '/api/qc/v1', description: 'Quality control' },
   { tag: 'stat', prefix: '/api/stat/v1', description: 'Statistics: the declared statistics views (schemas/stats)', routes: stat },

@@ -38,9 +38,13 @@ export interface WizardProps {
   onSubmit(values: Record<string, unknown>): Promise<void>;
 }
 
+/** A field still uploading files (FileUpload marks it loading): nothing submits until it ended. */
+const uploading = (form: Form) => form.query('*').map((f) => f).some((f) => (f as { loading?: boolean }).loading === true);
+
 const Buttons = observer(
-  ({ formStep, busy, onNext, onBack, onDraft, onSubmit }: { formStep: FormStepModel; busy: boolean; onNext(): void; onBack(): void; onDraft(): void; onSubmit(): void }) => {
+  ({ form, formStep, busy, onNext, onBack, onDraft, onSubmit }: { form: Form; formStep: FormStepModel; busy: boolean; onNext(): void; onBack(): void; onDraft(): void; onSubmit(): void }) => {
     const { t } = useTranslate();
+    const waiting = uploading(form);
     return (
       <Space style={{ marginTop: 16 }}>
         <Button disabled={!formStep.allowBack || busy} onClick={onBack} data-testid="wizard-back">
@@ -54,7 +58,7 @@ const Buttons = observer(
             {t('entity.wizard.next')}
           </Button>
         ) : (
-          <Button type="primary" loading={busy} onClick={onSubmit} data-testid="wizard-submit">
+          <Button type="primary" loading={busy} disabled={waiting} onClick={onSubmit} data-testid="wizard-submit" data-uploading={waiting || undefined}>
             {t('entity.wizard.submit')}
           </Button>
         )}
@@ -104,6 +108,7 @@ export function Wizard({ view, onSubmit }: WizardProps) {
   };
 
   const submit = async () => {
+    if (uploading(form)) return;
     setBusy(true);
     try {
       // Every step, in order: the first with a problem is shown with its messages.
@@ -133,6 +138,7 @@ export function Wizard({ view, onSubmit }: WizardProps) {
       </Spin>
       <Buttons
         formStep={formStep}
+        form={form}
         busy={busy}
         onBack={() => formStep.back()}
         onNext={() => void next()}

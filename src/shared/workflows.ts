@@ -6,9 +6,13 @@
  */
 import exam from '../../config/workflows/exam.json';
 import report from '../../config/workflows/report.json';
+import consultation from '../../config/workflows/consultation.json';
+import consultationReport from '../../config/workflows/consultationReport.json';
 import type { Workflow } from './generated/workflow';
 
 export const WORKFLOWS: Readonly<Record<string, Workflow>> = Object.freeze({
   report: report as unknown as Workflow,
   exam: exam as unknown as Workflow,
+  consultation: consultation as unknown as Workflow,
+  consultationReport: consultationReport as unknown as Workflow,
 });

@@ -78,6 +78,9 @@ describe.each(dbKinds)('route authorization on %s', (kind) => {
     foreign.turnaroundLimit = { id: limit.rows[0].id, secret: 'FOREIGN-LIMIT' };
     const calendar = await q.query<{ id: number }>("INSERT INTO work_calendar (hospital_id, remark) VALUES ($1, 'FOREIGN-CALENDAR') RETURNING id", [orgs.CENTRAL]);
     foreign.workCalendar = { id: calendar.rows[0].id, secret: 'FOREIGN-CALENDAR' };
+    // A consultation expert of the central hospital (mock/consult.ts).
+    const expert = await q.query<{ id: number; mobile: string }>('SELECT id, mobile FROM expert WHERE hospital_id = $1 AND user_id IS NULL LIMIT 1', [orgs.CENTRAL]);
+    foreign.expert = { id: expert.rows[0].id, secret: expert.rows[0].mobile };
     const exam = await q.query<{ id: number; code: string }>('SELECT id, exam_code AS code FROM exam WHERE hospital_id = $1 LIMIT 1', [orgs.CENTRAL]);
     foreign.exam = { id: exam.rows[0].id, secret: exam.rows[0].code };
     const send = await q.query<{ id: number }>(

@@ -160,9 +160,10 @@ describe.each(dbKinds)('file service on %s', (kind) => {
     // The radiologist of hospital A does not have hospital B's exams in scope.
     expect(await call('GET', `${F}/download/${inB.body.data.id}`, docA)).toMatchObject({ code: 403, body: { status: 'FILE002' } });
     expect((await call('GET', `${F}/detail/${inB.body.data.id}`, docA)).body.status).toBe('FILE002');
-    // The clerk of hospital A attaches to A's exams, not to B's; the radiologist has no right to attach.
+    // The clerk of hospital A attaches to A's exams, not to B's; the auditor has no right to attach
+    // (the radiologist has: consult:start, the materials of a consultation application).
     expect((await raw('POST', `${F}/upload?purpose=examAttachment&ownerId=${examB}&name=b.pdf`, clerk, content)).body.status).toBe('FILE002');
-    expect((await raw('POST', `${F}/upload?purpose=examAttachment&ownerId=${examA}&name=a.pdf`, docA, content)).body.status).toBe('UAA103');
+    expect((await raw('POST', `${F}/upload?purpose=examAttachment&ownerId=${examA}&name=a.pdf`, auditor, content)).body.status).toBe('UAA103');
     // The auditor has no right over exams at all.
     expect(await call('GET', `${F}/download/${inB.body.data.id}`, auditor)).toMatchObject({ code: 403, body: { status: 'UAA103' } });
     expect(await call('GET', `${F}/download/${crypto.randomUUID()}`, admin)).toMatchObject({ code: 404, body: { status: 'FILE001' } });

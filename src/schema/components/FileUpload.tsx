@@ -101,6 +101,11 @@ const FileUploadInput = observer((props: FileUploadProps) => {
   const max = props.multiple ? props.maxCount ?? Infinity : 1;
 
   const setIds = (next: string[]) => props.onChange?.(props.multiple ? next : next[0]);
+  // A field still uploading is `loading`: the wizard does not submit until every upload ended.
+  const uploading = Object.keys(sending).length > 0;
+  useEffect(() => {
+    field.loading = uploading;
+  }, [field, uploading]);
 
   if (!props.purpose || !Number.isInteger(ownerId) || ownerId <= 0) {
     return (

@@ -9,6 +9,7 @@ import codes_auditObject from '../../../schemas/codes/auditObject.json';
 import codes_auditOutcome from '../../../schemas/codes/auditOutcome.json';
 import codes_boneDensityResult from '../../../schemas/codes/boneDensityResult.json';
 import codes_businessMode from '../../../schemas/codes/businessMode.json';
+import codes_consultLogType from '../../../schemas/codes/consultLogType.json';
 import codes_consultReportState from '../../../schemas/codes/consultReportState.json';
 import codes_consultState from '../../../schemas/codes/consultState.json';
 import codes_credentialType from '../../../schemas/codes/credentialType.json';
@@ -53,6 +54,7 @@ import entities_auditLog from '../../../schemas/entities/auditLog.json';
 import entities_commonSetting from '../../../schemas/entities/commonSetting.json';
 import entities_consultation from '../../../schemas/entities/consultation.json';
 import entities_consultationApply from '../../../schemas/entities/consultationApply.json';
+import entities_consultationLog from '../../../schemas/entities/consultationLog.json';
 import entities_crisisValue from '../../../schemas/entities/crisisValue.json';
 import entities_department from '../../../schemas/entities/department.json';
 import entities_device from '../../../schemas/entities/device.json';
@@ -104,7 +106,9 @@ import stats_turnaround from '../../../schemas/stats/turnaround.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
 import views_centralHospital from '../../../schemas/views/centralHospital.json';
+import views_consultation from '../../../schemas/views/consultation.json';
 import views_consultationApply from '../../../schemas/views/consultationApply.json';
+import views_consultationLog from '../../../schemas/views/consultationLog.json';
 import views_crisis from '../../../schemas/views/crisis.json';
 import views_department from '../../../schemas/views/department.json';
 import views_device from '../../../schemas/views/device.json';
@@ -112,6 +116,7 @@ import views_dictionary from '../../../schemas/views/dictionary.json';
 import views_dictionaryItem from '../../../schemas/views/dictionaryItem.json';
 import views_exam from '../../../schemas/views/exam.json';
 import views_examItem from '../../../schemas/views/examItem.json';
+import views_expert from '../../../schemas/views/expert.json';
 import views_hisInterface from '../../../schemas/views/hisInterface.json';
 import views_hospital from '../../../schemas/views/hospital.json';
 import views_myReport from '../../../schemas/views/myReport.json';
@@ -145,6 +150,7 @@ export const schemaFiles: unknown[] = [
   codes_auditOutcome,
   codes_boneDensityResult,
   codes_businessMode,
+  codes_consultLogType,
   codes_consultReportState,
   codes_consultState,
   codes_credentialType,
@@ -189,6 +195,7 @@ export const schemaFiles: unknown[] = [
   entities_commonSetting,
   entities_consultation,
   entities_consultationApply,
+  entities_consultationLog,
   entities_crisisValue,
   entities_department,
   entities_device,
@@ -232,7 +239,9 @@ export const schemaFiles: unknown[] = [
 export const viewFiles: Record<string, unknown> = {
   "auditLog": views_auditLog,
   "centralHospital": views_centralHospital,
+  "consultation": views_consultation,
   "consultationApply": views_consultationApply,
+  "consultationLog": views_consultationLog,
   "crisis": views_crisis,
   "department": views_department,
   "device": views_device,
@@ -240,6 +249,7 @@ export const viewFiles: Record<string, unknown> = {
   "dictionaryItem": views_dictionaryItem,
   "exam": views_exam,
   "examItem": views_examItem,
+  "expert": views_expert,
   "hisInterface": views_hisInterface,
   "hospital": views_hospital,
   "myReport": views_myReport,

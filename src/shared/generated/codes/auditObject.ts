@@ -47,4 +47,7 @@ export type AuditObject =
   | 'statistics'
   | 'file'
   | 'formDraft'
+  | 'consultation'
+  | 'consultationLog'
+  | 'expert'
   | 'videoRoom';

@@ -70,6 +70,9 @@ export type CodesAuditObjectJson =
   | 'statistics'
   | 'file'
   | 'formDraft'
+  | 'consultation'
+  | 'consultationLog'
+  | 'expert'
   | 'videoRoom';
 /**
  * How an audited call ended: success (2xx/3xx), refused (4xx, with the catalogue code), error (5xx). Texts: code.auditOutcome.<value>.

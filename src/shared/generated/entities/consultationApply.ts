@@ -150,13 +150,135 @@ export type Attachments =
     ];
 
 /**
- * What the consultation application wizard asks, step by step (views/consultationApply.json): the exam and its patient, the clinical question, the materials (files kept by the file service, owned by the exam), the consulting hospital, experts and time. The consultation it becomes is entities/consultation.json, saved by the consultation service (issue #20); until then the wizard validates and keeps a draft.
+ * What the consultation application wizard asks, step by step (views/consultationApply.json): the exam and its patient, the clinical question, the materials (files kept by the file service, owned by the exam), the consulting hospital, experts and time. The consultation it becomes is entities/consultation.json, saved by POST /api/consult/v1/consultation/save (server/consult/domain.ts), which also judges what depends on the clock and the caller: start after now, end not before start, exams and experts the caller may choose.
  */
 export interface ConsultationApply {
+  /**
+   * Present when the applicant edits a revoked application.
+   */
+  id?: number;
   /**
    * The exam the consultation is about: its images and report go with it; the materials are attached to it.
    */
   examId: number;
+  /**
+   * Further exams of the hospital's list: with the first at most 20 (limits.json consultExamsMax).
+   *
+   * @maxItems 19
+   *
+   * Items: A row id: the database's integer (1 to 2^31-1).
+   */
+  examIds?:
+    | []
+    | [number]
+    | [number, number]
+    | [number, number, number]
+    | [number, number, number, number]
+    | [number, number, number, number, number]
+    | [number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number, number, number, number]
+    | [number, number, number, number, number, number, number, number, number, number, number, number, number, number]
+    | [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number
+      ]
+    | [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number
+      ]
+    | [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number
+      ]
+    | [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number
+      ]
+    | [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number
+      ];
   patientName: string;
   sex?: CodesSexJson;
   birthDate: string;

@@ -22,7 +22,7 @@ export type Labels =
 export type CodesExpertStateJson = 1 | 0;
 
 /**
- * A doctor who can be invited to consultations. Labels: at most 5, no duplicates; the avatar is a png or jpg under 5 MB (checked when uploaded; this holds where it is stored). A closed expert is not offered for new consultations.
+ * A doctor who can be invited to consultations. Labels: at most 5, no duplicates; the avatar is a png or jpg under 5 MB (checked when uploaded; this holds where it is stored). A closed expert is not offered for new consultations. A mobile is one expert (UCENTER009).
  */
 export interface Expert {
   id?: number;
@@ -35,7 +35,10 @@ export interface Expert {
    * A row id: the database's integer (1 to 2^31-1).
    */
   hospitalId: number;
-  hospitalName?: string;
+  /**
+   * The user account the expert signs in with (sees their consultations as an invited expert); none: invited by SMS only.
+   */
+  userId?: number;
   /**
    * A name, not a department id: experts may work in hospitals outside the platform's departments.
    */

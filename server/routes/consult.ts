@@ -1,0 +1,276 @@
+/**
+ * The consult service (/api/consult/v1, spec section 7 "Tele-consultation"), HTTP only;
+ * the rules are server/consult/domain.ts and workflow.ts:
+ *   POST consultation/list/applied|worklist  my applications / my worklist (rows carry their actions)
+ *   GET  consultation/detail/:id             the detail: exams, materials, experts, report, log, actions
+ *   GET  consultation/:id                    what the video room needs: id, meetingId, state, participants
+ *   POST consultation/save                   an application (entities/consultationApply.json), sent for review
+ *   POST consultation/action/:action         a workflow action {id, version, reason?, findings?, opinion?}
+ *   POST consultation/bindMeeting            {id, meetingId}
+ *   GET  consultation/:id/material/:fileId   a material's content, to whoever may read the consultation
+ *   GET  consultation/:id/report/print       the report's printed sheet (the applying hospital's layout)
+ *   POST consultation/log/list               the operation log (/operationLog)
+ *   GET  counts, GET notice                  the counts over the lists; my unread notices
+ * Experts are a table resource (config/resources.json `expert`).
+ */
+import type { FastifyInstance } from 'fastify';
+import {
+  bindMeeting,
+  consultationRow,
+  counts,
+  expertChoices,
+  consultingHospitals,
+  detail,
+  LIST_KINDS,
+  LOG_LIST,
+  materialOf,
+  myNotices,
+  readableWhere,
+  readNotices,
+  recordPrint,
+  roomInfo,
+  saveApplication,
+  listSpec,
+  useSmsProvider,
+  type Application,
+} from '../consult/domain';
+import { ACTION_NAMES, consultActions, performConsultAction, type ConsultInput } from '../consult/workflow';
+import { consultSheet } from '../consult/print';
+import { createSmsProvider } from '../identity/sms';
+import { openKeptFile } from '../files/service';
+import { listBodySchema, runList, type ListBody } from '../lib/list';
+import { ok, replies, sendInline } from '../lib/reply';
+import { dropNulls } from '../lib/resource';
+import { idParams } from '../lib/schemas';
+import { caller } from '../plugins/auth';
+
+const BASE = '/consultation';
+const ANY_CONSULT = ['consult:view', 'consult:start', 'consult:join', 'consult:audit'];
+const objectReply = replies({ type: 'object', additionalProperties: true });
+const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
+
+export default async function consultRoutes(fastify: FastifyInstance) {
+  useSmsProvider(createSmsProvider(fastify.config.identity, fastify.log));
+
+  for (const kind of LIST_KINDS) {
+    fastify.post<{ Body: ListBody }>(
+      `${BASE}/list/${kind}`,
+      {
+        config: { permission: kind === 'applied' ? 'consult:start' : ['consult:join', 'consult:audit'], audit: { action: 'search', object: 'consultation' } },
+        schema: { tags: ['consult'], summary: kind === 'applied' ? 'The consultations I applied for' : 'The consultations I am invited to or manage', body: listBodySchema, response: listReply },
+      },
+      async (request) => {
+        const me = caller(request);
+        const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, me), request.body ?? {}, undefined);
+        const rows = [];
+        for (const row of list) {
+          const stored = await consultationRow(fastify.db, row.id as number, me);
+          rows.push(dropNulls({ ...row, actions: await consultActions(fastify.db, stored, me) }));
+        }
+        return ok({ list: rows, total });
+      },
+    );
+  }
+
+  fastify.get<{ Params: { id: number } }>(
+    `${BASE}/detail/:id`,
+    {
+      config: { permission: ANY_CONSULT, audit: { action: 'read', object: 'consultation', id: 'params.id' } },
+      schema: { tags: ['consult'], summary: 'One consultation with its exams, materials, experts, report, operation log and the actions the caller may take', params: idParams, response: objectReply },
+    },
+    async (request) => {
+      const me = caller(request);
+      const found = await detail(fastify.db, request.params.id, me);
+      const row = await consultationRow(fastify.db, request.params.id, me);
+      await readNotices(fastify.db, me, row.id);
+      return ok(dropNulls({ ...found, actions: await consultActions(fastify.db, row, me) }));
+    },
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    `${BASE}/:id`,
+    {
+      config: { permission: ANY_CONSULT, audit: { action: 'read', object: 'consultation', id: 'params.id' } },
+      schema: {
+        tags: ['consult'],
+        summary: 'What the video room needs: id, number, topic, meetingId, state and participants (user ids, expert ids)',
+        params: idParams,
+        response: replies({
+          type: 'object',
+          required: ['id', 'state', 'participants'],
+          properties: {
+            id: { type: 'integer' },
+            consultNo: { type: 'string' },
+            topic: { type: 'string' },
+            meetingId: { type: ['string', 'null'] },
+            state: { type: 'integer' },
+            participants: { type: 'object', properties: { userIds: { type: 'array', items: { type: 'integer' } }, expertIds: { type: 'array', items: { type: 'integer' } } } },
+          },
+        }),
+      },
+    },
+    async (request) => ok(await roomInfo(fastify.db, request.params.id, caller(request))),
+  );
+
+  fastify.post<{ Body: Application }>(
+    `${BASE}/save`,
+    {
+      config: { permission: 'consult:start', audit: { action: 'save', object: 'consultation', id: 'reply' } },
+      schema: { tags: ['consult'], summary: 'Apply for a consultation (or edit a revoked application): saved and sent for review', body: { $ref: 'entities/consultationApply.json' }, response: objectReply },
+    },
+    async (request) => {
+      const me = caller(request);
+      const id = await saveApplication(fastify.db, me, request.body);
+      await performConsultAction(fastify.db, me, id, 'submit', { version: (await consultationRow(fastify.db, id, me)).version });
+      return ok({ id });
+    },
+  );
+
+  fastify.post<{ Params: { action: string }; Body: ConsultInput & { id: number }; Headers: { 'idempotency-key'?: string } }>(
+    `${BASE}/action/:action`,
+    {
+      config: { permission: ['consult:start', 'consult:revoke', 'consult:join', 'consult:audit', 'consult:notifyExperts'], audit: { action: 'save', object: 'consultation', id: 'body.id' } },
+      schema: {
+        tags: ['consult'],
+        summary: 'A workflow action (config/workflows/consultation.json, consultationReport.json) on a consultation',
+        params: { type: 'object', required: ['action'], properties: { action: { type: 'string', enum: ACTION_NAMES } } },
+        headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 64 } } },
+        body: {
+          type: 'object',
+          required: ['id'],
+          properties: {
+            id: { type: 'integer', minimum: 1 },
+            version: { type: 'integer', minimum: 1 },
+            reason: { type: 'string', maxLength: 2000 },
+            findings: { $ref: 'common.json#/definitions/text3000' },
+            opinion: { $ref: 'common.json#/definitions/text3000' },
+          },
+          additionalProperties: false,
+        },
+        response: objectReply,
+      },
+    },
+    async (request) => {
+      const { id, ...input } = request.body;
+      const { replayed } = await performConsultAction(fastify.db, caller(request), id, request.params.action, input, request.headers['idempotency-key']);
+      return ok({ id, replayed });
+    },
+  );
+
+  fastify.post<{ Body: { id: number; meetingId: string } }>(
+    `${BASE}/bindMeeting`,
+    {
+      config: { permission: ['consult:start', 'consult:join', 'consult:audit'], audit: { action: 'save', object: 'consultation', id: 'body.id' } },
+      schema: {
+        tags: ['consult'],
+        summary: "Bind the video room's meeting id to the consultation",
+        body: { type: 'object', required: ['id', 'meetingId'], properties: { id: { type: 'integer', minimum: 1 }, meetingId: { $ref: 'common.json#/definitions/text64' } }, additionalProperties: false },
+        response: objectReply,
+      },
+    },
+    async (request) => {
+      await bindMeeting(fastify.db, caller(request), request.body.id, request.body.meetingId);
+      return ok({ id: request.body.id });
+    },
+  );
+
+  fastify.get<{ Params: { id: number; fileId: string } }>(
+    `${BASE}/:id/material/:fileId`,
+    {
+      config: { permission: ANY_CONSULT, audit: { action: 'download', object: 'consultation', id: 'params.id' } },
+      schema: {
+        tags: ['consult'],
+        summary: "A material's content (inline: images and PDF preview in the browser)",
+        params: { type: 'object', required: ['id', 'fileId'], properties: { id: { type: 'integer', minimum: 1 }, fileId: { type: 'string', format: 'uuid' } } },
+      },
+    },
+    async (request, reply) => {
+      const fileId = await materialOf(fastify.db, request.params.id, request.params.fileId, caller(request));
+      const { meta, content } = await openKeptFile(fastify.db, fastify.storage, fileId);
+      return sendInline(reply, meta, content);
+    },
+  );
+
+  fastify.get<{ Params: { id: number } }>(
+    `${BASE}/:id/report/print`,
+    {
+      config: { permission: ANY_CONSULT, audit: { action: 'read', object: 'printSheet', id: 'params.id' } },
+      schema: { tags: ['consult'], summary: "The consultation report's printed sheet, in the applying hospital's layout (approved reports print)", params: idParams, response: objectReply },
+    },
+    async (request) => ok(await consultSheet(fastify.db, request.params.id, caller(request))),
+  );
+
+  fastify.post<{ Params: { id: number } }>(
+    `${BASE}/:id/report/printed`,
+    {
+      config: { permission: ANY_CONSULT, audit: { action: 'print', object: 'consultation', id: 'params.id' } },
+      schema: { tags: ['consult'], summary: 'Record that the approved report was printed (operation log)', params: idParams, response: objectReply },
+    },
+    async (request) => {
+      await recordPrint(fastify.db, caller(request), request.params.id);
+      return ok({ id: request.params.id });
+    },
+  );
+
+  fastify.post<{ Body: ListBody }>(
+    `${BASE}/log/list`,
+    {
+      config: { permission: ANY_CONSULT, audit: { action: 'search', object: 'consultationLog' } },
+      schema: { tags: ['consult'], summary: 'The operation log of the consultations the caller may read, newest first', body: listBodySchema, response: listReply },
+    },
+    async (request) => {
+      const me = caller(request);
+      const { list, total } = await runList(fastify.db, { ...LOG_LIST, where: readableWhere(me) }, request.body ?? {}, undefined);
+      return ok({ list: list.map(dropNulls), total });
+    },
+  );
+
+  fastify.get<{ Querystring: { hospitalId?: number; title?: number; keyword?: string } }>(
+    '/expertChoice/options',
+    {
+      config: { permission: 'consult:start', audit: 'none' },
+      schema: {
+        tags: ['consult'],
+        summary: "The open experts an applicant may invite, of a consulting hospital (any hospital of the region), by title or a keyword of name, department or specialty; labelled with title, department and specialty",
+        querystring: { type: 'object', properties: { hospitalId: { type: 'integer', minimum: 1 }, title: { $ref: 'codes/doctorTitle.json' }, keyword: { type: 'string', maxLength: 32 } } },
+        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+      },
+    },
+    async (request) => ok(await expertChoices(fastify.db, request.query, request.lang)),
+  );
+
+  fastify.get(
+    '/consultHospital/options',
+    {
+      config: { permission: 'consult:start', audit: 'none' },
+      schema: {
+        tags: ['consult'],
+        summary: 'The hospitals an applicant may ask for a consultation: the central hospitals of the region that have open experts',
+        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+      },
+    },
+    async () => ok(await consultingHospitals(fastify.db)),
+  );
+
+  fastify.get(
+    '/counts',
+    {
+      config: { permission: ANY_CONSULT, audit: 'none' },
+      schema: {
+        tags: ['consult'],
+        summary: 'Counts: my applications, my worklist, waiting for my review, my unread notices',
+        response: replies({ type: 'object', properties: { applied: { type: 'integer' }, worklist: { type: 'integer' }, toReview: { type: 'integer' }, notices: { type: 'integer' } } }),
+      },
+    },
+    async (request) => ok(await counts(fastify.db, caller(request))),
+  );
+
+  fastify.get(
+    '/notice',
+    {
+      config: { permission: ANY_CONSULT, audit: 'none' },
+      schema: { tags: ['consult'], summary: 'My unread consultation notices (invited, started, report ready), newest first', response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }) },
+    },
+    async (request) => ok(await myNotices(fastify.db, caller(request))),
+  );
+}

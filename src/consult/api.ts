@@ -1,0 +1,79 @@
+/**
+ * The consult service as the consultation screens call it (/api/consult/v1, routes in
+ * server/routes/consult.ts), and the workflow buttons of the detail: each action the
+ * server allows on the consultation becomes a row action of the consultation view
+ * (its call, and a reason dialog where the workflow table declares a reason), so the
+ * texts and dialogs are the list's. Pure apart from the request function.
+ */
+import { request } from '../services/request';
+import type { RowAction } from '../shared/schema/types';
+import { WORKFLOWS } from '../shared/workflows';
+
+export const CONSULT_API = '/api/consult/v1';
+
+export interface ConsultationDetail {
+  id: number;
+  consultNo: string;
+  title: string;
+  topic: string;
+  clinicalQuestion?: string;
+  clinicalDiagnosis?: string;
+  status: number;
+  reportStatus: number;
+  version: number;
+  startTime: string;
+  endTime?: string;
+  meetingId?: string;
+  patientName: string;
+  sex?: number;
+  birthDate: string;
+  applyHospitalName: string;
+  consultHospitalName: string;
+  applicantName: string;
+  reportFindings?: string;
+  reportOpinion?: string;
+  reportAuthorName?: string;
+  reportReviewerName?: string;
+  exams: Array<{ id: number; examCode: string; patientName: string; modality?: string; itemNames?: string; examTime?: string; hospitalName: string }>;
+  materials: Array<{ fileId: string; type: number; name?: string; mime?: string; size: number }>;
+  experts: Array<{ id: number; name: string; mobile: string; departmentName?: string; title?: number; labels?: string[]; specialty?: string; hospitalName: string }>;
+  logs: Array<{ id: number; action: string; fromState?: number; toState?: number; userName?: string; reason?: string; operateTime: string }>;
+  actions: string[];
+}
+
+export interface ConsultCounts {
+  applied: number;
+  worklist: number;
+  toReview: number;
+  notices: number;
+}
+
+export const consultationDetail = (id: number) => request<ConsultationDetail>(`${CONSULT_API}/consultation/detail/${id}`);
+export const consultCounts = () => request<ConsultCounts>(`${CONSULT_API}/counts`, { quiet: true });
+
+/** Where a material is read (inline: the browser previews images and PDF). */
+export const materialPath = (id: number, fileId: string) => `${CONSULT_API}/consultation/${id}/material/${encodeURIComponent(fileId)}`;
+
+export const materialBlob = (id: number, fileId: string) => request<Blob>(materialPath(id, fileId), { responseType: 'blob', quiet: true });
+
+/** Actions that carry the report's text. */
+export const REPORT_CONTENT_ACTIONS: readonly string[] = ['saveReport', 'submitReport'];
+
+/** The workflow table an action belongs to (names are unique across the consultation's two). */
+export function workflowOf(action: string): 'consultation' | 'consultationReport' | undefined {
+  for (const name of ['consultation', 'consultationReport'] as const) if (Object.prototype.hasOwnProperty.call(WORKFLOWS[name].actions, action)) return name;
+  return undefined;
+}
+
+/** The action as a row action of the consultation view: its call, and its reason dialog when the table declares one. */
+export function actionAsRowAction(name: string): RowAction {
+  const workflow = workflowOf(name);
+  const reason = workflow && WORKFLOWS[workflow].actions[name].reason ? { reason: { workflow, action: name } } : undefined;
+  return {
+    key: name,
+    permission: 'view',
+    workflow: name,
+    ...(reason ? { input: reason } : {}),
+    call: { method: 'POST', path: `${CONSULT_API}/consultation/action/${name}`, body: { id: '{id}', version: '{version}' } },
+  } as RowAction;
+}
