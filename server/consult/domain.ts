@@ -447,6 +447,8 @@ export async function bindMeeting(db: Db, me: AuthContext, id: number, meetingId
   await db.tx(async (q) => {
     const row = await consultationRow(q, id, me, true);
     if (!ROOM_OPEN.has(row.status)) throw new AppError('CONSULT304');
+    // The room is started once and found again after: bound (and logged) only the first time.
+    if (row.meeting_id === meetingId) return;
     await q.query('UPDATE consultation SET meeting_id = $2, updated_at = now() WHERE id = $1', [id, meetingId]);
     await writeLog(q, row, me, 'bindMeeting', row.status, row.status);
   });

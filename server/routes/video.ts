@@ -16,6 +16,7 @@ import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { resolveSession } from '../identity/sessions';
+import { bindMeeting } from '../consult/domain';
 import { mayEnterRoom, VIDEO_START } from '../video/access';
 import { VideoHub } from '../video/hub';
 import { annotationsOf, eventsOf, roomOf, startRoom } from '../video/rooms';
@@ -76,7 +77,12 @@ export default async function videoRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      const room = await startRoom(fastify.db, caller(request).userId, request.body.consultationId, request.body.studyUids ?? []);
+      const me = caller(request);
+      const { consultationId } = request.body;
+      // Only a party to a consultation about to start or running starts its room; the same answer when it is missing.
+      if (!(await mayEnterRoom(me, consultationId, fastify.db))) throw new AppError('CONSULT002');
+      const room = await startRoom(fastify.db, me.userId, consultationId, request.body.studyUids ?? []);
+      await bindMeeting(fastify.db, me, consultationId, room.meetingId);
       return ok({ ...room, sfu: sfu() });
     },
   );

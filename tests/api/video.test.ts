@@ -1,6 +1,7 @@
 /**
  * The video room's API and signalling socket (issue #20 items 6 and 7), on each database:
- * - starting a room needs consult:start; one meeting id per consultation, whoever starts
+ * - starting a room needs consult:start and a party to the consultation (canJoinConsultation);
+ *   one meeting id per consultation, whoever starts, bound to the consultation
  * - the room, its events and annotations are refused (CONSULT002) to whoever may not
  *   enter; the socket refuses a bad token (UAA005), a user without the right (UAA103)
  *   and a join that names no client app (UAA008)
@@ -16,6 +17,7 @@ import WebSocket from 'ws';
 import type { FastifyInstance } from 'fastify';
 import { dbKinds } from '../support/db';
 import { APP_ID, startTestPlatform, type TestPlatform } from '../support/app';
+import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
 import { loadConfig } from '../../server/config';
 import { preparePlatform } from '../../server/start';
@@ -67,7 +69,8 @@ describe.each(dbKinds)('video room on %s', (kind) => {
   let admin: string;
   let expert: string;
   let doctor: string;
-  const consultationId = 900000 + crypto.randomInt(99999);
+  /** A consultation about to start: the admin applied, 郑教授 (13800000006) invited; the radiologist 13800000004 is no party. */
+  let consultationId: number;
   const clients: Client[] = [];
   const open = async () => {
     const c = await Client.open(base);
@@ -81,6 +84,7 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     admin = await login(p.app, '13800000001');
     expert = await login(p.app, '13800000006');
     doctor = await login(p.app, '13800000004');
+    consultationId = await approvedConsultation(p.db, '13800000001', ['13800000006']);
   }, 120_000);
   afterAll(async () => {
     for (const c of clients) c.ws.close();
@@ -98,7 +102,15 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     expect(again.json().data.meetingId).toBe(room.meetingId);
     const seen = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}`, headers: authed(expert) });
     expect(seen.json().data.meetingId).toBe(room.meetingId);
-    // The radiologist holds no consultation right; an unknown consultation is the same answer.
+    // The meeting id is the consultation's (its detail shows it).
+    expect((await p.db.query('SELECT meeting_id FROM consultation WHERE id = $1', [consultationId])).rows[0].meeting_id).toBe(room.meetingId);
+    // The radiologist may start rooms but is no party to this consultation: not started, not shown.
+    const notParty = await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(doctor), payload: { consultationId } });
+    expect([notParty.statusCode, notParty.json().status]).toEqual([404, 'CONSULT002']);
+    // A consultation not yet approved has no room, even for its party.
+    const pending = await approvedConsultation(p.db, '13800000001', ['13800000006'], 2);
+    expect((await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId: pending } })).json().status).toBe('CONSULT002');
+    // No party (the radiologist), or an unknown consultation: the same answer.
     for (const [token, id] of [[doctor, consultationId], [expert, consultationId + 1]] as const) {
       for (const suffix of ['', '/events', '/annotations']) {
         const r = await p.app.inject({ method: 'GET', url: `${C}/video/room/${id}${suffix}`, headers: authed(token) });

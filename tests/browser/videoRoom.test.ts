@@ -18,6 +18,7 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { syntheticSeries } from '../../mock/dicom';
+import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
@@ -73,7 +74,9 @@ describe('the video consultation room in two Chromium instances', () => {
   let network: VideoNetwork;
   let admin: BrowserSession;
   let expert: BrowserSession;
-  const consultationId = 700000 + (Date.now() % 99999);
+  const stamp = Date.now() % 99999;
+  /** About to start: the admin applied, 郑教授 (13800000006) invited. */
+  let consultationId: number;
   let studyUid: string;
   const viewport = (page: Page) => page.getByTestId('viewport').first();
   const indexOf = async (page: Page) => Number(await viewport(page).getAttribute('data-index'));
@@ -99,8 +102,9 @@ describe('the video consultation room in two Chromium instances', () => {
   beforeAll(async () => {
     network = addVideoNetwork();
     server = await startInProcess();
+    consultationId = await approvedConsultation(server.db, '13800000001', ['13800000006']);
     const central = (await server.db.query<{ id: number }>("SELECT id FROM org WHERE code = 'CENTRAL'")).rows[0].id;
-    const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.7${consultationId}`, count: SLICES, rows: 128, columns: 128, studyDescription: 'Consultation CT' });
+    const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.7${stamp}`, count: SLICES, rows: 128, columns: 128, studyDescription: 'Consultation CT' });
     for (const inst of series.instances) await server.app.archive.storeBuffer(inst.bytes, { hospitalId: central, sender: 'CONSULT' });
     studyUid = series.studyUid;
     const started = await server.app.inject({
