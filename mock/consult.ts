@@ -71,3 +71,36 @@ export const DEMO_EXPERTS: DemoExpert[] = [
     state: 0,
   },
 ];
+
+/**
+ * Demo consultations of hospital A's radiologist (13800000004) with the central
+ * hospital's experts, over the last weeks, one in each state a manager counts on
+ * /teleStatistics: ended with an approved report, running, about to start, waiting for
+ * review, rejected and revoked. `days`: the start before (negative: after) the seed's now.
+ */
+export interface DemoConsultation {
+  topic: string;
+  patientName: string;
+  sex: 1 | 2;
+  birthDate: string;
+  applicantMobile: string;
+  hospitalCode: string;
+  consultHospitalCode: string;
+  /** Invited experts, by mobile (DEMO_EXPERTS). */
+  experts: string[];
+  status: 1 | 2 | 3 | 4 | 5 | 6 | 7;
+  reportStatus: -1 | 1 | 2 | 3 | 4;
+  days: number;
+}
+
+const fromA = { applicantMobile: '13800000004', hospitalCode: 'HOSP_A', consultHospitalCode: 'CENTRAL' } as const;
+
+export const DEMO_CONSULTATIONS: DemoConsultation[] = [
+  { ...fromA, topic: '颅内占位性质会诊', patientName: '王建国', sex: 1, birthDate: '1958-03-12', experts: ['13800000006'], status: 7, reportStatus: 4, days: 20 },
+  { ...fromA, topic: '肺结节随访方案', patientName: '李秀英', sex: 2, birthDate: '1966-09-30', experts: ['13800000005', '13800000006'], status: 7, reportStatus: 4, days: 9 },
+  { ...fromA, topic: '膝关节损伤评估', patientName: '赵强', sex: 1, birthDate: '1990-06-18', experts: ['13900000106'], status: 6, reportStatus: 1, days: 0 },
+  { ...fromA, topic: '脑梗死范围评估', patientName: '周桂兰', sex: 2, birthDate: '1949-12-02', experts: ['13800000006'], status: 5, reportStatus: -1, days: -1 },
+  { ...fromA, topic: '肝脏低密度灶', patientName: '吴海', sex: 1, birthDate: '1972-01-25', experts: ['13800000005'], status: 2, reportStatus: -1, days: -2 },
+  { ...fromA, topic: '胸痛待查', patientName: '郑丽', sex: 2, birthDate: '1981-04-09', experts: ['13800000005'], status: 3, reportStatus: -1, days: 4 },
+  { ...fromA, topic: '腰椎间盘突出', patientName: '冯军', sex: 1, birthDate: '1977-08-14', experts: ['13900000106'], status: 4, reportStatus: -1, days: 12 },
+];

@@ -11,7 +11,7 @@ import { DEMO_ORGS } from '../mock/region';
 import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDULE_RULES, demoDeviceAddress } from '../mock/baseData';
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
-import { DEMO_EXPERTS } from '../mock/consult';
+import { DEMO_CONSULTATIONS, DEMO_EXPERTS } from '../mock/consult';
 import { insertDemoReports } from './report/seed';
 import { saveUserSetting } from './identity/userSettings';
 import { syntheticSeries } from '../mock/dicom';
@@ -59,6 +59,7 @@ export async function seedDemo(locked: Db, now: Date = new Date()): Promise<bool
     await insertDemoExams(q, now);
     await insertDemoReports(q);
     await insertDemoExperts(q, orgs);
+    await insertDemoConsultations(q, orgs, now);
     await q.query(
       `INSERT INTO app_meta (key, value) VALUES ('demo_seeded_at', to_jsonb(now()::text))
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
@@ -74,6 +75,32 @@ async function insertDemoExperts(q: Queryable, orgs: Map<string, number>): Promi
       `INSERT INTO expert (hospital_id, user_id, name, mobile, department_name, title, labels, introduction, specialty, expertise, state)
        VALUES ($1, (SELECT id FROM app_user WHERE mobile = $2), $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [orgs.get(x.hospitalCode), x.userMobile ?? null, x.name, x.mobile, x.departmentName, x.title, x.labels, x.introduction, x.specialty, x.expertise, x.state],
+    );
+  }
+}
+
+/**
+ * Demo consultations (mock/consult.ts), each with the operation-log entry of its
+ * application; numbered as the service numbers them (HZ + date + sequence).
+ */
+async function insertDemoConsultations(q: Queryable, orgs: Map<string, number>, now: Date): Promise<void> {
+  for (const [i, c] of DEMO_CONSULTATIONS.entries()) {
+    const start = new Date(now.getTime() - c.days * 86_400_000);
+    const created = new Date(Math.min(now.getTime(), start.getTime()) - 2 * 86_400_000);
+    const no = `HZ${created.toISOString().slice(0, 10).replace(/-/g, '')}${String(9001 + i)}`;
+    const { rows } = await q.query<{ id: number; applicant_id: number; applicant_name: string }>(
+      `INSERT INTO consultation (consult_no, title, apply_hospital_id, consult_hospital_id, applicant_id, applicant_name, status, report_status,
+                                 start_time, end_time, topic, patient_name, sex, birth_date, expert_ids, created_at, updated_at)
+       SELECT $1, $2, $3, $4, u.id, u.name, $5, $6, $7, $7::timestamptz + interval '1 hour', $2, $8, $9, $10,
+              ARRAY(SELECT id FROM expert WHERE mobile = ANY($11) ORDER BY id), $12, $12
+         FROM app_user u WHERE u.mobile = $13
+       RETURNING id, applicant_id, applicant_name`,
+      [no, c.topic, orgs.get(c.hospitalCode), orgs.get(c.consultHospitalCode), c.status, c.reportStatus, start, c.patientName, c.sex, c.birthDate, c.experts, created, c.applicantMobile],
+    );
+    await q.query(
+      `INSERT INTO consultation_log (consultation_id, consult_no, apply_hospital_id, consult_hospital_id, action, from_state, to_state, user_id, user_name, operate_time)
+       VALUES ($1, $2, $3, $4, 'create', NULL, 1, $5, $6, $7)`,
+      [rows[0].id, no, orgs.get(c.hospitalCode), orgs.get(c.consultHospitalCode), rows[0].applicant_id, rows[0].applicant_name, created],
     );
   }
 }

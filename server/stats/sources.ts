@@ -255,6 +255,30 @@ const remoteReport: StatsSource = {
   conditions: { final: 'r.final_at IS NOT NULL', overdue: 'r.overdue_at IS NOT NULL', open: 'r.final_at IS NULL' },
 };
 
+/**
+ * Tele-consultations (issue #20), one row per application, by its start: in the scope
+ * of the applying and of the consulting hospital alike (a consultation carries no exam
+ * fields, so a role's custom conditions on exams do not narrow it).
+ */
+const consultation: StatsSource = {
+  from: 'consultation c',
+  where: 'TRUE',
+  scope: { hospitalSql: (p) => `(c.apply_hospital_id = ANY(${p}) OR c.consult_hospital_id = ANY(${p}))` },
+  dates: { startTime: 'c.start_time', createdAt: 'c.created_at' },
+  dimensions: {
+    hospital: orgDimension('c.apply_hospital_id'),
+    consultHospital: orgDimension('c.consult_hospital_id'),
+    status: { key: 'c.status', code: 'consultState' },
+    ...timeDimensions(),
+  },
+  filters: {
+    hospitalId: { sql: 'c.apply_hospital_id', type: 'integer' },
+    consultHospitalId: { sql: 'c.consult_hospital_id', type: 'integer' },
+  },
+  fields: { experts: 'cardinality(c.expert_ids)' },
+  conditions: { ended: 'c.status = 7', reported: 'c.report_status = 4', rejected: 'c.status = 3', revoked: 'c.status = 4' },
+};
+
 /** day, week, month of the view's range field (the compiler puts the field in). */
 function timeDimensions(): Record<string, DimensionSql> {
   return { day: { key: '', trunc: 'day' }, week: { key: '', trunc: 'week' }, month: { key: '', trunc: 'month' } };
@@ -264,4 +288,4 @@ export function timeKeySql(at: string, unit: 'day' | 'week' | 'month'): string {
   return timeKey(at, unit);
 }
 
-export const SOURCES: Readonly<Record<string, StatsSource>> = Object.freeze({ exam, examFirstItem, examItem, reportWork, remoteReport });
+export const SOURCES: Readonly<Record<string, StatsSource>> = Object.freeze({ exam, examFirstItem, examItem, reportWork, remoteReport, consultation });

@@ -211,7 +211,8 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
     });
 
     // An exam of `hospital` in every state a view counts: registered, booked and arrived,
-    // examined, with an item, its report written, reviewed and rechecked by `doctor`.
+    // examined, with an item, its report written, reviewed and rechecked by `doctor`, and
+    // sent up to the central hospital (approved there late).
     const item = (await p.db.query<{ id: number }>('SELECT id FROM exam_item ORDER BY id LIMIT 1')).rows[0].id;
     let n = 0;
     const plant = async (hospital: number, modality: string, doctor: number) => {
@@ -225,9 +226,20 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
       );
       await p.db.query('INSERT INTO exam_item_line (exam_id, position, item_id, item_name, price) VALUES ($1, 0, $2, $3, 321)', [e.rows[0].id, item, '范围外项目']);
       await p.db.query(
-        `INSERT INTO report (id, report_state, positive, writer_id, writer_name, first_trial_time, reviewer_id, reviewer_name, retrial_time, recheck_doctor_id, recheck_doctor_name, recheck_time)
-         VALUES ($1, 4, true, $2, 'x', now(), $2, 'x', now(), $2, 'x', now())`,
-        [e.rows[0].id, doctor],
+        `INSERT INTO report (id, report_state, positive, writer_id, writer_name, first_trial_time, reviewer_id, reviewer_name, retrial_time, recheck_doctor_id, recheck_doctor_name, recheck_time,
+                             sent_to_superior, superior_hospital_id, superior_send_time, priority, limit_minutes, near_at, due_at, first_claimed_at, claim_seconds, final_at, final_seconds, within_limit)
+         VALUES ($1, 4, true, $2, 'x', now(), $2, 'x', now(), $2, 'x', now(),
+                 true, $3, now() - interval '2 hours', 1, 60, now() - interval '70 minutes', now() - interval '1 hour', now() - interval '100 minutes', 1200, now(), 7200, false)`,
+        [e.rows[0].id, doctor, orgs.CENTRAL],
+      );
+    };
+    // A consultation of `hospital` with the central hospital (no exam fields: custom conditions do not narrow it, so only X gets one).
+    const consult = async (hospital: number, applicant: number) => {
+      n += 1;
+      await p.db.query(
+        `INSERT INTO consultation (consult_no, title, apply_hospital_id, consult_hospital_id, applicant_id, applicant_name, status, report_status, start_time, topic, patient_name, birth_date)
+         VALUES ($1, '范围外会诊', $2, $3, $4, 'x', 7, 4, now() - interval '1 hour', '范围外会诊', '范围外', '1970-01-01')`,
+        [`SX${stamp}${n}`, hospital, orgs.CENTRAL, applicant],
       );
     };
 
@@ -235,6 +247,7 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
     // Hospital X: nobody above holds it, though the managers wrote its reports.
     const x = (await p.db.query<{ id: number }>(`INSERT INTO org (code, name, kind, parent_id) VALUES ($1, '范围外医院', 'subordinate', $2) RETURNING id`, [`HOSP_X${stamp}`, orgs.CENTRAL])).rows[0].id;
     for (const c of Object.values(callers)) await plant(x, 'CT', c.id);
+    await consult(x, own.id);
     const afterX = await snapshot();
     // Hospital A, but not CT: outside the custom conditions only.
     for (const c of Object.values(callers)) await plant(orgs.HOSP_A, 'MR', c.id);

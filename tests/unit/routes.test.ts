@@ -92,7 +92,7 @@ describe('umi routes', () => {
       })
       .map((r) => r.component);
     expect(missing).toEqual([]);
-    expect(flat(routes).find((r) => r.path === '/remote')?.component).toBe('@/pages/NotYetAvailable');
+    expect(flat(routes).find((r) => r.path === '/shareLog')?.component).toBe('@/pages/NotYetAvailable');
     expect(flat(routes).find((r) => r.path === '/examination')?.component).toBe('@/pages/resource/List');
     expect(flat(routes).find((r) => r.path === '/dashboard')?.component).toBe('@/pages/dashboard');
   });

@@ -54,7 +54,7 @@ describe('statistics compiler', () => {
   });
 
   test('every declared view names only what its source offers', () => {
-    expect(Object.keys(views).sort()).toEqual(['business', 'businessps', 'checkstat', 'cockpit', 'docReportStat', 'examPriceStatistics', 'examVolume', 'myTurnaround', 'ownDataAnalysis', 'remoteCenter', 'reservationStat', 'turnaround', 'workload']);
+    expect(Object.keys(views).sort()).toEqual(['business', 'businessps', 'checkstat', 'cockpit', 'docReportStat', 'examPriceStatistics', 'examVolume', 'myTurnaround', 'ownDataAnalysis', 'remoteCenter', 'reservationStat', 'teleStatistics', 'turnaround', 'workload']);
     for (const [name, view] of Object.entries(views)) expect(() => checkStatsView(name, view)).not.toThrow();
     expect(() => checkStatsView('x', { ...views.examVolume, dimensions: ['modality', 'patientName'] })).toThrow(/no dimension patientName/);
     expect(() => checkStatsView('x', { ...views.examVolume, measures: [{ key: 'n', fn: 'sum', field: 'hisPatientName' }] })).toThrow(/no field/);

@@ -102,6 +102,7 @@ import stats_myTurnaround from '../../../schemas/stats/myTurnaround.json';
 import stats_ownDataAnalysis from '../../../schemas/stats/ownDataAnalysis.json';
 import stats_remoteCenter from '../../../schemas/stats/remoteCenter.json';
 import stats_reservationStat from '../../../schemas/stats/reservationStat.json';
+import stats_teleStatistics from '../../../schemas/stats/teleStatistics.json';
 import stats_turnaround from '../../../schemas/stats/turnaround.json';
 import stats_workload from '../../../schemas/stats/workload.json';
 import views_auditLog from '../../../schemas/views/auditLog.json';
@@ -284,6 +285,7 @@ export const statsFiles: Record<string, unknown> = {
   "ownDataAnalysis": stats_ownDataAnalysis,
   "remoteCenter": stats_remoteCenter,
   "reservationStat": stats_reservationStat,
+  "teleStatistics": stats_teleStatistics,
   "turnaround": stats_turnaround,
   "workload": stats_workload,
 };
