@@ -12,6 +12,7 @@ import { DEMO_DEVICES, DEMO_EXAM_ITEMS, DEMO_ORGANS, DEMO_QC_RULES, DEMO_SCHEDUL
 import { DEMO_DEPARTMENTS, DEMO_PASSWORD, DEMO_ROLES, DEMO_USERS, type DemoRole } from '../mock/identity';
 import { demoExams } from '../mock/exams';
 import { DEMO_CONSULTATIONS, DEMO_EXPERTS } from '../mock/consult';
+import { clockStart } from './report/turnaround';
 import { insertDemoReports } from './report/seed';
 import { saveUserSetting } from './identity/userSettings';
 import { syntheticSeries } from '../mock/dicom';
@@ -58,6 +59,7 @@ export async function seedDemo(locked: Db, now: Date = new Date()): Promise<bool
     }
     await insertDemoExams(q, now);
     await insertDemoReports(q);
+    await startDemoClocks(q, now);
     await insertDemoExperts(q, orgs);
     await insertDemoConsultations(q, orgs, now);
     await q.query(
@@ -76,6 +78,25 @@ async function insertDemoExperts(q: Queryable, orgs: Map<string, number>): Promi
        VALUES ($1, (SELECT id FROM app_user WHERE mobile = $2), $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [orgs.get(x.hospitalCode), x.userMobile ?? null, x.name, x.mobile, x.departmentName, x.title, x.labels, x.introduction, x.specialty, x.expertise, x.state],
     );
+  }
+}
+
+/**
+ * The demo reports sent up get the clocks sending them would have started, from the
+ * time their record says they were sent (server/report/turnaround.ts): due times and
+ * priorities on the lists, and /remotecenter's figures.
+ */
+async function startDemoClocks(q: Queryable, now: Date): Promise<void> {
+  const { rows } = await q.query<{ id: number; hospital_id: number; sent: Date }>(
+    `SELECT id, superior_hospital_id AS hospital_id, superior_send_time AS sent FROM report
+      WHERE sent_to_superior AND due_at IS NULL AND superior_hospital_id IS NOT NULL AND superior_send_time IS NOT NULL ORDER BY id`,
+  );
+  for (const r of rows) {
+    const set = await clockStart(q, r.id, r.hospital_id, new Date(r.sent));
+    // Already past due when seeded: noted as the sweep would have, so it has nothing left to do.
+    if ((set.due_at as Date) <= now) set.overdue_at = set.due_at;
+    const columns = Object.keys(set);
+    await q.query(`UPDATE report SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`, [r.id, ...columns.map((c) => set[c])]);
   }
 }
 

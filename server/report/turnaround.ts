@@ -61,6 +61,35 @@ async function clockOf(q: Queryable, id: number): Promise<Clock> {
 
 const seconds = (from: Date | null, to: Date) => (from ? Math.max(0, Math.round((to.getTime() - from.getTime()) / 1000)) : null);
 
+/**
+ * The clock of report `id` sent up to `hospitalId` at `now`: started on that hospital's
+ * limits and calendar, or resumed with what was left when a return paused it. The
+ * columns to set on the report (the startClock effect's, and the demo seed's).
+ */
+export async function clockStart(q: Queryable, id: number, hospitalId: number, now: Date): Promise<Record<string, unknown>> {
+  const c = await clockOf(q, id);
+  const cal = await calendarOf(q, hospitalId);
+  const resumed = c.clock_paused_at !== null && c.limit_minutes !== null && c.clock_left_minutes !== null;
+  const set: Record<string, unknown> = {};
+  let limit: { minutes: number; workingHours: boolean };
+  let left: number;
+  if (resumed) {
+    limit = { minutes: c.limit_minutes!, workingHours: c.limit_working === true };
+    left = c.clock_left_minutes!;
+  } else {
+    const priority = priorityOf(c.exam_priority, c.patient_source);
+    const { rows } = await q.query<LimitRule>(
+      `SELECT priority, modality, body_part AS "bodyPart", minutes, working_hours AS "workingHours" FROM turnaround_limit WHERE hospital_id = $1`,
+      [hospitalId],
+    );
+    limit = pickLimit(rows, { priority, modality: c.modality, itemNames: c.item_names });
+    left = limit.minutes;
+    Object.assign(set, { priority, first_claimed_at: null, claim_seconds: null, final_at: null, final_seconds: null, within_limit: null, overdue_at: null });
+  }
+  const { dueAt, nearAt } = dueTimes(now, left, limit.minutes, limit.workingHours, cal);
+  return Object.assign(set, { limit_minutes: limit.minutes, limit_working: limit.workingHours, due_at: dueAt, near_at: nearAt, clock_paused_at: null, clock_left_minutes: null });
+}
+
 export const CLOCK_EFFECTS = {
   /**
    * Sent up (after sendToSuperior chose the hospital): the clock starts on the limits and
@@ -68,35 +97,8 @@ export const CLOCK_EFFECTS = {
    * was left of it.
    */
   async startClock(ctx: ActionContext): Promise<void> {
-    const c = await clockOf(ctx.q, ctx.report.id);
-    const hospitalId = ctx.target!.id;
-    const cal = await calendarOf(ctx.q, hospitalId);
-    const resumed = c.clock_paused_at !== null && c.limit_minutes !== null && c.clock_left_minutes !== null;
-    let limit: { minutes: number; workingHours: boolean };
-    let left: number;
-    if (resumed) {
-      limit = { minutes: c.limit_minutes!, workingHours: c.limit_working === true };
-      left = c.clock_left_minutes!;
-    } else {
-      const priority = priorityOf(c.exam_priority, c.patient_source);
-      const { rows } = await ctx.q.query<LimitRule>(
-        `SELECT priority, modality, body_part AS "bodyPart", minutes, working_hours AS "workingHours" FROM turnaround_limit WHERE hospital_id = $1`,
-        [hospitalId],
-      );
-      limit = pickLimit(rows, { priority, modality: c.modality, itemNames: c.item_names });
-      left = limit.minutes;
-      Object.assign(ctx.set, { priority, first_claimed_at: null, claim_seconds: null, final_at: null, final_seconds: null, within_limit: null, overdue_at: null });
-    }
-    const { dueAt, nearAt } = dueTimes(ctx.now, left, limit.minutes, limit.workingHours, cal);
-    Object.assign(ctx.set, {
-      limit_minutes: limit.minutes,
-      limit_working: limit.workingHours,
-      due_at: dueAt,
-      near_at: nearAt,
-      clock_paused_at: null,
-      clock_left_minutes: null,
-    });
-    ctx.log.dueAt = dueAt.toISOString();
+    Object.assign(ctx.set, await clockStart(ctx.q, ctx.report.id, ctx.target!.id, ctx.now));
+    ctx.log.dueAt = (ctx.set.due_at as Date).toISOString();
   },
 
   /** Returned: the clock waits with what is left of the limit (negative once overdue). */

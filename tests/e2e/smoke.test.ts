@@ -139,6 +139,9 @@ describe.each(dbKinds)('every GET and list route under npm start on %s', (kind) 
       module: 'exam',
       // A wizard's saved draft by its view name.
       form: 'consultationApply',
+      // A seeded consultation (its video room answers "none" until one is started), and a file it does not hold.
+      consultationId: firstId.get('/api/consult/v1/consultation') ?? exam.id,
+      fileId: 1,
     };
     const unfilled: string[] = [];
     const valueOf = (path: string, p: Parameter): string | number | undefined => {
