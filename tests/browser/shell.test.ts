@@ -66,11 +66,11 @@ describe('app shell in Chromium', () => {
   test('a screen not built yet says so, with its name and path', async () => {
     const { page } = b;
     // A client-side navigation keeps the language chosen above.
-    await page.goto(`${server.url}/teleConsultionPlatform`);
+    await page.goto(`${server.url}/shareLog`);
     const notYet = page.getByTestId('not-yet-available');
     await notYet.waitFor();
-    expect(await notYet.textContent()).toContain(translate('en-US', 'menu.teleConsultionPlatform'));
-    expect(await notYet.textContent()).toContain('/teleConsultionPlatform');
+    expect(await notYet.textContent()).toContain(translate('en-US', 'menu.shareLog'));
+    expect(await notYet.textContent()).toContain('/shareLog');
     await b.shot('shell-not-yet-available');
   });
 
