@@ -68,6 +68,17 @@ export function readableSql(me: AuthContext, params: unknown[]): string {
   return `(${applicantSql(me, params)} OR ${invitedSql(me, params)} OR ${managesSql(me, params)})`;
 }
 
+/**
+ * The images a consultation shares: SQL true when the study `s` (a dicom_study row) is
+ * of an exam of a consultation the caller may read, once it is approved (about to
+ * start, running or ended). An invited expert of another hospital reads the applying
+ * hospital's images of that consultation, and nothing else of it (the viewer and
+ * DICOMweb OR this into their data scope).
+ */
+export function consultedStudySql(me: AuthContext, params: unknown[]): string {
+  return `(s.exam_id IS NOT NULL AND EXISTS (SELECT 1 FROM consultation c WHERE s.exam_id = ANY(c.exam_ids) AND c.status IN (5, 6, 7) AND ${readableSql(me, params)}))`;
+}
+
 /** How the caller stands to one consultation (what the workflow guards read). */
 export interface Standing {
   applicant: boolean;

@@ -9,6 +9,7 @@ import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
 import { AppError } from '../lib/errors';
+import { consultedStudySql } from '../consult/domain';
 import { inScope as examScope } from '../exam/domain';
 import type { DicomJson } from '../pacs/dicomFile';
 import { TAG, instanceInfo, sortInstances } from '../../src/shared/dicomJson';
@@ -60,14 +61,15 @@ export function notFound(): AppError {
 }
 
 /**
- * The study with this UID in the caller's scope. Each hospital keeps its own copy of a
+ * The study with this UID in the caller's scope, or shared with the caller by a consultation
+ * (consult/domain consultedStudySql). Each hospital keeps its own copy of a
  * study it received; a caller who sees several gets the own hospital's, else the first.
  */
 export async function findStudy(q: Queryable, me: AuthContext, uid: string): Promise<StudyRef> {
   const params: unknown[] = [uid, me.hospitalId];
   const { rows } = await q.query<StudyRef>(
     `SELECT s.id, s.hospital_id AS "hospitalId", s.study_uid AS uid FROM dicom_study s
-      WHERE s.study_uid = $1 AND ${scopeSql(me.scope, studyScope, params)}
+      WHERE s.study_uid = $1 AND (${scopeSql(me.scope, studyScope, params)} OR ${consultedStudySql(me, params)})
       ORDER BY (s.hospital_id = $2) DESC, s.id LIMIT 1`,
     params,
   );

@@ -267,7 +267,8 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
       priority: 'in',
       dueState: 'in',
     },
-    defaultSort: 'e.created_at DESC, e.id DESC',
+    // The centre's work tabs in order of urgency (the soonest due first); the rest newest first.
+    defaultSort: effective === 'remote' && (kind === 'write' || kind === 'review') ? 'r.due_at ASC NULLS LAST, e.id DESC' : 'e.created_at DESC, e.id DESC',
     scope: reportScope(me),
     where: where.join(' AND '),
   };

@@ -25,6 +25,7 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { firstInstances } from '../dicomweb/resources';
+import { consultedStudySql } from '../consult/domain';
 import { examRow } from '../exam/domain';
 import { gradeSafetyOn } from '../identity/gradeSafety';
 import type { CommonSetting } from '../../src/shared/generated/entities/commonSetting';
@@ -58,7 +59,8 @@ async function selectStudies(q: Queryable, me: AuthContext, sel: Selection): Pro
   const params: unknown[] = [uids, examIds];
   const { rows } = await q.query<StudyRow>(
     `SELECT ${SELECT} FROM ${FROM}
-      WHERE (s.study_uid = ANY($1::text[]) OR s.exam_id = ANY($2::int[])) AND s.instance_count > 0 AND ${scopeSql(me.scope, scope, params)}
+      WHERE (s.study_uid = ANY($1::text[]) OR s.exam_id = ANY($2::int[])) AND s.instance_count > 0
+        AND (${scopeSql(me.scope, scope, params)} OR ${consultedStudySql(me, params)})
       ORDER BY ${ORDER}`,
     params,
   );

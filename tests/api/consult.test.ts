@@ -14,7 +14,9 @@
  *   (canJoinConsultation), writes the report, the reviewer rejects it then approves
  *   it; the sheet prints with hospital A's layout; every step in the operation log
  * - scope: hospital B's doctor reads none of it (CONSULT002), nor a clerk without a
- *   consult right (UAA103); the material downloads for the invited expert, not others
+ *   consult right (UAA103); the material downloads for the invited expert, not others;
+ *   the consultation's exam images are the invited expert's to read (viewer, DICOMweb)
+ *   once it is approved, never before, and never hospital B's doctor's
  * - experts: the table resource (labels at most 5 unique; a mobile once: UCENTER009)
  */
 import { hashPassword } from '../../server/identity/passwords';
@@ -158,7 +160,15 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
 
   test('the whole consultation: notices, join, report written, reviewed, printed; all logged', async () => {
     const outbox = await count('sms_outbox');
-    const id = (await call('POST', `${C}/consultation/save`, docA, application({ expertIds: [experts['13800000006'], experts['13900000106']] }))).body.data.id as number;
+    // A further exam of hospital A in no consultation yet: its images are shared by this one alone.
+    const fresh = (
+      await p.db.query<{ id: number }>(
+        `SELECT id FROM exam WHERE hospital_id = (SELECT hospital_id FROM exam WHERE id = $1) AND id <> ALL($2::int[])
+            AND NOT EXISTS (SELECT 1 FROM consultation c WHERE exam.id = ANY(c.exam_ids)) ORDER BY id DESC LIMIT 1`,
+        [examsA[0], examsA],
+      )
+    ).rows[0].id;
+    const id = (await call('POST', `${C}/consultation/save`, docA, application({ examIds: [fresh], expertIds: [experts['13800000006'], experts['13900000106']] }))).body.data.id as number;
     // Lists: the applicant's applications, the reviewer's worklist; the expert sees nothing before the review? (invited already: yes, in the worklist)
     const applied = await call('POST', `${C}/consultation/list/applied`, docA, {});
     expect(applied.body.data.list.map((r: { id: number }) => r.id)).toContain(id);
@@ -167,7 +177,22 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect(row.actions).toEqual(expect.arrayContaining(['approve', 'reject']));
     expect(row.actions).not.toContain('revoke');
 
+    // The consultation's images: not shared with the invited expert (of the central hospital) before the review.
+    const studyUid = `2.25.${Date.now()}`;
+    await p.db.query(
+      `INSERT INTO dicom_study (hospital_id, study_uid, exam_id, instance_count, series_count) SELECT hospital_id, $1, id, 1, 1 FROM exam WHERE id = $2`,
+      [studyUid, fresh],
+    );
+    const images = (token: string) => call('POST', '/api/pacs/v1/study/viewer', token, { examIds: [fresh] });
+    expect((await images(expert)).body.status).toBe('PACS100');
+
     expect((await act('approve', reviewer, { id, version: await version(id) })).code).toBe(200);
+    // Approved: the invited expert reads its exams' images (by exam, and the study over DICOMweb); hospital B's doctor does not.
+    expect((await images(expert)).body.data.list.map((st: { studyUid: string }) => st.studyUid)).toContain(studyUid);
+    expect((await images(docB)).body.status).toBe('PACS100');
+    const dicomweb = (token: string) => p.app.inject({ method: 'GET', url: `/dicom-web/studies/${studyUid}/series`, headers: authed(token) });
+    expect((await dicomweb(expert)).statusCode).not.toBe(404);
+    expect((await dicomweb(docB)).statusCode).toBe(404);
     // Both experts were told: in the app (the linked one) and by SMS (both).
     expect(await count('sms_outbox')).toBe(outbox + 2);
     const notices = await call('GET', `${C}/notice`, expert);
@@ -210,7 +235,7 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
 
     const detail = await call('GET', `${C}/consultation/detail/${id}`, expert);
     expect(detail.body.data).toMatchObject({ status: 7, reportStatus: 4, meetingId: 'room-42', reportReviewerName: '林主任' });
-    expect(detail.body.data.exams.map((e: { id: number }) => e.id)).toEqual(examsA);
+    expect(detail.body.data.exams.map((e: { id: number }) => e.id)).toEqual([examsA[0], fresh]);
     expect(detail.body.data.materials).toEqual([expect.objectContaining({ fileId: pdfId, type: 1, mime: 'application/pdf' })]);
     // The invited expert reads the material (outside hospital A's data); hospital B's doctor does not.
     const file = await p.app.inject({ method: 'GET', url: `${C}/consultation/${id}/material/${pdfId}`, headers: authed(expert) });
