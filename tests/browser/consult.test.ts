@@ -14,20 +14,20 @@
  *   consultation; writes the report and submits it
  * - the reviewer approves the report and prints it with hospital A's layout
  * - /operationLog lists every step of the consultation
- * Screenshots: /work/shots/consult/.
+ * Screenshots: tests/.artifacts/consult/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
+import { loginInBrowser, openBrowser, type BrowserSession, shotsDir } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { clickRowAction, offered, ResourceListPage, SchemaFormPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const en = (key: string, params?: Record<string, unknown>) => translate('en-US', key, params);
-const SHOTS = '/work/shots/consult';
+const SHOTS = shotsDir('consult');
 const C = '/api/consult/v1';
 
 function pdf(size: number): Buffer {

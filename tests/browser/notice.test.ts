@@ -12,7 +12,7 @@
  * 3. a clinician of hospital A's 内科 (report:view and crisisAcknowledge): a critical
  *    value saved by the radiologist shows in the report pop-up; its line opens
  *    /crisisValue, where the notice is acknowledged with the row action
- * Screenshots: /work/shots/C/ (and tests/.artifacts).
+ * Screenshots: tests/.artifacts/C/ and tests/.artifacts/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,12 +21,12 @@ import app from '../../config/app.json';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
-const SHOTS = '/work/shots/C';
+const SHOTS = shotsDir('C');
 const R = '/api/report/v1';
 
 /** Counts the alert sound's audio contexts made and closed (installed before any page script). */

@@ -14,7 +14,7 @@
  * (the state A and S read) and in the operation record of both, with its reason.
  * One exam walks the whole loop: a retry would start from where the first try left it,
  * so each step waits on the state it expects.
- * Screenshots: /work/shots/remote-loop/.
+ * Screenshots: tests/.artifacts/remote-loop/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,13 +22,13 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
+import { loginInBrowser, openBrowser, type BrowserSession, shotsDir } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { chooseIn, clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const R = '/api/report/v1';
-const SHOTS = '/work/shots/remote-loop';
+const SHOTS = shotsDir('remote-loop');
 const SCREEN = { width: 1600, height: 900 };
 
 describe('the remote reading loop between hospital A and the central hospital', () => {

@@ -15,19 +15,19 @@
  *    printing with each; hospital A's layout edited with its live A4 preview (a new
  *    title, the inpatient number hidden) and saved; the doctors' signatures dialog
  *    turns 陈医生's picture off; the senior's sheet then follows all three
- * Screenshots: /work/shots/P/ (preview-A.png: hospital A's printed sheet).
+ * Screenshots: tests/.artifacts/P/ (preview-A.png: hospital A's printed sheet).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { translate } from '../../locales';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const R = '/api/report/v1';
-const SHOTS = '/work/shots/P';
+const SHOTS = shotsDir('P');
 const SCREEN = { width: 1920, height: 1080 };
 
 describe('report printing in Chromium', () => {

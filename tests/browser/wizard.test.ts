@@ -7,17 +7,17 @@
  * - the materials step uploads a PDF larger than a chunk through the file service
  *   (chunked, progress) as an attachment of the chosen exam, listed by name
  * - Submit validates every step: the experts step refuses without experts
- * Screenshots go to /work/shots/files/.
+ * Screenshots go to tests/.artifacts/files/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { translate } from '../../locales';
-import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { SchemaFormPage, settled } from '../support/schemaPages';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
-const SHOTS = '/work/shots/files';
+const SHOTS = shotsDir('files');
 
 /** A PDF-looking file larger than one chunk (1 MB): the magic, then filler. */
 function pdf(size: number): Buffer {

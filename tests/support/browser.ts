@@ -15,6 +15,14 @@ import { startInProcess, type InProcessPlatform } from './inprocess';
 
 export const ARTIFACTS = path.resolve(__dirname, '..', '.artifacts');
 
+/**
+ * Where a test keeps the screenshots a person looks at: tests/.artifacts/<name>/, or
+ * <RCLOUD_SHOTS>/<name>/ when that is set (a folder outside the checkout).
+ */
+export function shotsDir(name: string): string {
+  return path.join(process.env.RCLOUD_SHOTS || ARTIFACTS, name);
+}
+
 export interface BrowserSession {
   context: BrowserContext;
   page: Page;
