@@ -317,8 +317,15 @@ async function checkApplication(q: Queryable, me: AuthContext, a: Application, n
   return { examIds, attachments: files.map((fileId) => ({ fileId, type: a.attachmentType ?? 6 })) };
 }
 
+/**
+ * The next consultation number of the day (HZ + date + 4 digits), in the caller's
+ * transaction. Two applications at once (two instances, two connections) would count
+ * the same rows and collide on the unique number: a transaction-scoped advisory lock
+ * queues them, on PostgreSQL and PGlite alike.
+ */
 async function nextNumber(q: Queryable, now: Date): Promise<string> {
   const day = now.toISOString().slice(0, 10).replace(/-/g, '');
+  await q.query("SELECT pg_advisory_xact_lock(hashtext('consultation.consult_no'))");
   const { rows } = await q.query<{ n: number }>("SELECT count(*)::int + 1 AS n FROM consultation WHERE consult_no LIKE $1 || '%'", [`HZ${day}`]);
   return `HZ${day}${String(rows[0].n).padStart(4, '0')}`;
 }

@@ -18,6 +18,7 @@
  *   the consultation's exam images are the invited expert's to read (viewer, DICOMweb)
  *   once it is approved, never before, and never hospital B's doctor's
  * - experts: the table resource (labels at most 5 unique; a mobile once: UCENTER009)
+ * - four applications sent at once each get their own number (no unique-key failure)
  */
 import { hashPassword } from '../../server/identity/passwords';
 import { canJoinConsultation } from '../../server/consult/domain';
@@ -243,6 +244,14 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect(file.headers['content-type']).toContain('application/pdf');
     expect(file.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     expect((await call('GET', `${C}/consultation/${id}/material/${pdfId}`, docB)).body.status).toBe('CONSULT002');
+  });
+
+  test('applications sent at once all get their own number', async () => {
+    const sent = await Promise.all([1, 2, 3, 4].map((k) => call('POST', `${C}/consultation/save`, docA, application({ topic: `同时申请 ${k}` }))));
+    expect(sent.map((r) => r.body.status)).toEqual(['0', '0', '0', '0']);
+    const ids = sent.map((r) => r.body.data.id as number);
+    const numbers = (await p.db.query<{ consult_no: string }>('SELECT consult_no FROM consultation WHERE id = ANY($1)', [ids])).rows.map((r) => r.consult_no);
+    expect(new Set(numbers).size).toBe(4);
   });
 
   test('scope: no one reads a consultation they are not party to or do not manage', async () => {
