@@ -24,6 +24,7 @@ import { SERVICES } from './routes/services';
 import tableResources from './lib/tableResource';
 import { serializerCompiler } from './lib/serializer';
 import { Archive } from './pacs/archive';
+import { Background } from './lib/background';
 import dicomweb, { DICOMWEB_PREFIX } from './dicomweb';
 import videoRoutes from './routes/video';
 
@@ -34,6 +35,8 @@ declare module 'fastify' {
     config: ServerConfig;
     /** The image archive: every received DICOM instance goes through it. */
     archive: Archive;
+    /** Jobs started once the database is migrated (not at onReady). */
+    background: Background;
   }
 }
 
@@ -73,6 +76,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     db = await opening;
   });
   app.decorate('storage', opts.storage);
+  app.decorate('background', new Background());
   app.decorate('config', opts.config);
   clock.setOffset(opts.config.clockOffsetSeconds * 1000);
   app.decorate('archive', new Archive(() => app.db, opts.storage));

@@ -43,6 +43,7 @@ export async function preparePlatform(
       await locked.tx((q) => seedPrintLayouts(q));
     });
     await ready;
+    await app.background.start();
     // Through the archive (files and index), once the app and its database are ready.
     if (seeded) await seedDemoImages(db, app.archive);
     return { app, db };

@@ -70,7 +70,7 @@ async function audit(fastify: FastifyInstance) {
   fastify.decorate('auditTrail', trail);
   const registry: FastifyInstance['auditRoutes'] = [];
   fastify.decorate('auditRoutes', registry);
-  fastify.addHook('onReady', async () => trail.start());
+  fastify.background.add('audit flush', () => trail.start());
   fastify.addHook('onClose', async () => trail.close());
 
   fastify.addHook('onRoute', (route) => {

@@ -41,7 +41,7 @@ const jobSchema = {
 
 export default async function exportRoutes(fastify: FastifyInstance) {
   const worker = new ExportWorker(() => fastify.db, fastify.storage, { log: fastify.log });
-  fastify.addHook('onReady', async () => worker.start());
+  fastify.background.add('exports', () => worker.start());
   fastify.addHook('onClose', async () => worker.stop());
 
   fastify.post<{ Body: { filters?: Record<string, unknown> } }>(

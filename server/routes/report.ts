@@ -246,7 +246,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
 
   // The overdue sweep of every instance (FOR UPDATE SKIP LOCKED: side by side they share the work).
   const sweeper = new OverdueSweeper(() => fastify.db, 30_000, fastify.log);
-  fastify.addHook('onReady', async () => sweeper.start());
+  fastify.background.add('overdue sweep', () => sweeper.start());
   fastify.addHook('onClose', async () => sweeper.stop());
 
   fastify.get(

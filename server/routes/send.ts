@@ -42,7 +42,7 @@ export default async function sendRoutes(fastify: FastifyInstance) {
     maxAttempts: dicom.sendMaxAttempts,
     log: fastify.log,
   });
-  fastify.addHook('onReady', async () => worker.start());
+  fastify.background.add('regional sends', () => worker.start());
   fastify.addHook('onClose', async () => worker.stop());
 
   registerResource<{ id?: number }>(fastify, {

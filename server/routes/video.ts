@@ -48,7 +48,7 @@ export default async function videoRoutes(fastify: FastifyInstance) {
     log: fastify.log,
     appIds: fastify.config.appIds,
   });
-  fastify.addHook('onReady', () => hub.start());
+  fastify.background.add('video relay', () => hub.start());
   fastify.addHook('preClose', () => hub.stop());
   await fastify.register(websocket, { options: { maxPayload: 256 * 1024 } });
 

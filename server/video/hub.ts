@@ -79,11 +79,29 @@ export class VideoHub {
   /** A new socket: it must say who it is (its session token) and which consultation's room, first. */
   accept(socket: WebSocket): void {
     let peer: Peer | undefined;
-    let joining = false;
     const fail = (code: string) => {
       socket.send(JSON.stringify({ type: 'error', code }));
       socket.close(4403, code);
     };
+    const take = async (msg: Record<string, unknown>): Promise<void> => {
+      if (socket.readyState !== socket.OPEN) return;
+      if (peer) return this.handle(peer, msg);
+      // Nothing but a join is heard before the join.
+      if (msg.type !== 'join') return;
+      const joined = await this.join(socket, msg).catch((e) => {
+        this.deps.log.warn(e, 'video join');
+        return 'UAA003';
+      });
+      if (typeof joined === 'string') return fail(joined);
+      peer = joined;
+      // Closed while joining: the close handler found no peer to remove.
+      if (socket.readyState !== socket.OPEN) this.leave(peer);
+    };
+    // One message at a time, in the order sent. A message right behind the join waits for
+    // the join to finish: it used to be dropped while the join's NOTIFY was in flight (on
+    // PostgreSQL under load, a chat sent just after the welcome was lost), and a
+    // presenter's view steps are stored in the order they were taken.
+    let turn = Promise.resolve();
     socket.on('message', (raw) => {
       const text = String(raw);
       if (text.length > MESSAGE_MAX) return;
@@ -93,28 +111,18 @@ export class VideoHub {
       } catch {
         return;
       }
-      if (!peer) {
-        if (joining || msg.type !== 'join') return;
-        joining = true;
-        this.join(socket, msg).then(
-          (p) => {
-            if (typeof p === 'string') return fail(p);
-            peer = p;
-          },
-          (e) => {
-            this.deps.log.warn(e, 'video join');
-            fail('UAA003');
-          },
-        );
-        return;
-      }
-      this.handle(peer, msg).catch((e) => this.deps.log.warn(e, 'video message'));
+      turn = turn.then(() => take(msg)).catch((e) => this.deps.log.warn(e, 'video message'));
     });
     socket.on('close', () => {
-      if (!peer) return;
-      this.peers.delete(peer.id);
-      void this.publish({ origin: this.instance, meetingId: peer.room.meetingId, except: peer.id, message: { type: 'leave', peerId: peer.id } });
+      if (peer) this.leave(peer);
     });
+  }
+
+  private leave(peer: Peer): void {
+    if (!this.peers.delete(peer.id)) return;
+    void this.publish({ origin: this.instance, meetingId: peer.room.meetingId, except: peer.id, message: { type: 'leave', peerId: peer.id } }).catch((e) =>
+      this.deps.log.warn(e, 'video leave'),
+    );
   }
 
   private async join(socket: WebSocket, msg: Record<string, unknown>): Promise<Peer | string> {

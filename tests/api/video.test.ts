@@ -8,6 +8,8 @@
  * - two participants join; the first presents; a signal reaches only its addressee, chat
  *   everyone; the presenter's view state reaches the follower and is stored, a
  *   follower's is dropped; the viewer is handed over on request; annotations are kept
+ * - a message sent right behind the join waits for it (it was dropped while the join's
+ *   NOTIFY was in flight)
  * - the events come back in order for the replay; TURN credentials follow the REST scheme
  * - on PostgreSQL, two instances on one database: a participant on each hears the other
  *   (NOTIFY, and the relay table for a message over NOTIFY's limit)
@@ -188,6 +190,18 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     // The leaving peer is announced.
     c.ws.close();
     expect((await a.next((m) => m.type === 'leave')).peerId).toBe(wc.peerId);
+  });
+
+  test('a message sent right behind the join, before the welcome, is handled after the join, not dropped', async () => {
+    // A room of its own: the shared one holds four at most.
+    const own = await approvedConsultation(p.db, '13800000001', ['13800000006']);
+    expect((await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId: own } })).json().status).toBe('0');
+    const a = await open();
+    expect((await a.join(admin, own)).type).toBe('welcome');
+    const b = await open();
+    b.send({ type: 'join', appId: APP_ID, token: expert, consultationId: own });
+    b.send({ type: 'chat', text: 'right behind the join' });
+    expect((await a.next((m) => m.type === 'chat' && m.text === 'right behind the join')).user.id).toBe((await b.next((m) => m.type === 'welcome')).user.id);
   });
 
   test('TURN credentials: "<expiry>:<user>" signed with the shared secret', () => {

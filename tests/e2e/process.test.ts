@@ -63,5 +63,7 @@ describe.each(dbKinds)('platform process on %s', (kind) => {
     const after = await snapshot(db);
     await db.close();
     expect(after).toEqual(before);
-  });
+    // Two cold starts of a real process (migrations and demo seed on the first): 15 s on a
+    // quiet CI machine, 45-55 s on a busy 2-core one, so more than jest's default minute.
+  }, 180_000);
 });
