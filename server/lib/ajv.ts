@@ -19,6 +19,9 @@ export const AJV_OPTIONS = {
     useDefaults: true,
     // multipleOfPrecision: a price of 0.29 is a multiple of 0.01 although 0.29 / 0.01 is not an integer in floating point.
     multipleOfPrecision: 9,
+    // A filter value is a string, a number or a list of them (common.json's filterValue):
+    // a union type on purpose; strict mode otherwise warns once per route that uses it.
+    allowUnionTypes: true,
   },
   // The schemas' own formats (id-card, mobile-cn, letters, …): the functions the client validates with.
   // Fastify still adds ajv-formats (date-time, ipv4, email, …) because this plugin is not that one.
