@@ -3,12 +3,17 @@
  * sent as C-STOREs to a StoreTarget, counted as the pending responses report them
  * (remaining, completed, failed, warning). An instance goes as stored when the target
  * accepted its transfer syntax; an uncompressed one may go in the other little endian
- * syntax (re-encoded by dcmjs); a compressed one the target cannot take is not
- * transcoded: it counts as failed, with the reason in the log. Reads file storage only.
+ * syntax (re-encoded by dcmjs); a losslessly compressed one the server decodes (RLE,
+ * JPEG lossless: ../dicomweb/codecs) goes uncompressed to a target that takes only
+ * that (the values are the same); any other compressed one the target cannot take
+ * counts as failed, with the reason in the log. Reads file storage only.
  */
 import * as dcmjs from 'dcmjs';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FileStorage } from '../storage';
+import { canDecode } from '../dicomweb/codecs';
+import { pixelModule } from '../dicomweb/frames';
+import { decompressToExplicit } from '../dicomweb/transcode';
 import { EXPLICIT_VR_LE, IMPLICIT_VR_LE } from './negotiation';
 import { datasetOffset, storeRequest, type ProposedContext } from './pdu';
 import type { RetrieveInstance } from './query';
@@ -35,7 +40,7 @@ export interface RetrieveCounts {
 /**
  * The contexts to propose to a C-MOVE destination: per SOP class, each stored transfer
  * syntax on its own (so the one accepted is known to be that one), and both little
- * endian syntaxes for instances held uncompressed.
+ * endian syntaxes for instances held uncompressed or compressed in a syntax decoded here.
  */
 export function proposedContexts(instances: RetrieveInstance[]): ProposedContext[] {
   const wanted = new Map<string, string[][]>();
@@ -45,7 +50,7 @@ export function proposedContexts(instances: RetrieveInstance[]): ProposedContext
       if (!lists.some((l) => l.join() === list.join())) lists.push(list);
     };
     add([transferSyntaxUid]);
-    if (UNCOMPRESSED.includes(transferSyntaxUid)) add(UNCOMPRESSED);
+    if (UNCOMPRESSED.includes(transferSyntaxUid) || canDecode(transferSyntaxUid)) add(UNCOMPRESSED);
     wanted.set(sopClassUid, lists);
   }
   const contexts: ProposedContext[] = [];
@@ -58,17 +63,19 @@ export function proposedContexts(instances: RetrieveInstance[]): ProposedContext
   return contexts;
 }
 
-/** The context an instance goes on, and whether its dataset must be re-encoded; a reason when none will do. */
-function contextFor(instance: RetrieveInstance, contexts: AcceptedContext[]): { context: AcceptedContext; reencode: boolean } | { reason: string } {
+/** How a stored file becomes the dataset sent: as it is, re-encoded between the little endian syntaxes, or decoded first. */
+type Conversion = 'none' | 'reencode' | 'decode';
+
+/** The context an instance goes on, and how its dataset is made; a reason when none will do. */
+function contextFor(instance: RetrieveInstance, contexts: AcceptedContext[]): { context: AcceptedContext; conversion: Conversion } | { reason: string } {
   const ofClass = contexts.filter((c) => c.abstractSyntax === instance.sopClassUid);
   if (!ofClass.length) return { reason: 'SOP class not accepted by the destination' };
   const asStored = ofClass.find((c) => c.transferSyntax === instance.transferSyntaxUid);
-  if (asStored) return { context: asStored, reencode: false };
-  if (UNCOMPRESSED.includes(instance.transferSyntaxUid)) {
-    const other = ofClass.find((c) => UNCOMPRESSED.includes(c.transferSyntax));
-    if (other) return { context: other, reencode: true };
-  }
-  return { reason: `transfer syntax ${instance.transferSyntaxUid} not accepted by the destination (no transcoding of compressed data)` };
+  if (asStored) return { context: asStored, conversion: 'none' };
+  const uncompressed = ofClass.find((c) => UNCOMPRESSED.includes(c.transferSyntax));
+  if (uncompressed && UNCOMPRESSED.includes(instance.transferSyntaxUid)) return { context: uncompressed, conversion: 'reencode' };
+  if (uncompressed && canDecode(instance.transferSyntaxUid)) return { context: uncompressed, conversion: 'decode' };
+  return { reason: `transfer syntax ${instance.transferSyntaxUid} not accepted by the destination (it is not decoded on this server)` };
 }
 
 export async function readAll(storage: FileStorage, key: string): Promise<Buffer> {
@@ -86,6 +93,19 @@ export function datasetIn(file: Buffer, transferSyntax: string, reencode: boolea
   dict.dict = parsed.dict;
   const out = Buffer.from(dict.write());
   return out.subarray(datasetOffset(out));
+}
+
+/** The Image Pixel module a stored file's own attributes give (read up to its pixel data). */
+function filePixelModule(file: Buffer) {
+  const parsed = DicomMessage.readFile(file.buffer.slice(file.byteOffset, file.byteOffset + file.length), { ignoreErrors: true, untilTag: '7FE00010', includeUntilTagValue: false });
+  return pixelModule(parsed.dict);
+}
+
+/** The dataset a stored file is sent as, in the context's transfer syntax. */
+async function datasetFor(file: Buffer, transferSyntaxUid: string, context: AcceptedContext, conversion: Conversion): Promise<Buffer> {
+  if (conversion !== 'decode') return datasetIn(file, context.transferSyntax, conversion === 'reencode');
+  const explicit = await decompressToExplicit(file, transferSyntaxUid, filePixelModule(file));
+  return datasetIn(explicit, context.transferSyntax, context.transferSyntax !== EXPLICIT_VR_LE);
 }
 
 export interface RetrieveOptions {
@@ -111,7 +131,7 @@ export async function sendInstances(instances: RetrieveInstance[], target: Store
     if ('reason' in plan) reason = plan.reason;
     else {
       try {
-        const dataset = datasetIn(await readAll(opts.storage, instance.fileKey), plan.context.transferSyntax, plan.reencode);
+        const dataset = await datasetFor(await readAll(opts.storage, instance.fileKey), instance.transferSyntaxUid, plan.context, plan.conversion);
         const response = await target.request(
           plan.context.id,
           (messageId) => storeRequest(messageId, instance.sopClassUid, instance.sopInstanceUid, opts.moveOriginator),

@@ -10,7 +10,8 @@
  *   every instance received with its dataset byte for byte the stored one; a
  *   destination that only takes implicit VR gets the same instances re-encoded; an
  *   unknown destination and one of another hospital are refused (Move Destination
- *   unknown), a compressed instance a destination cannot take counts as failed
+ *   unknown), a compressed instance a destination cannot take counts as failed; an RLE
+ *   one goes decoded, pixels unchanged, to a destination taking only uncompressed data
  * - C-GET on the same association: the study's files, byte for byte
  */
 import fs from 'node:fs';
@@ -217,9 +218,9 @@ describe.each(dbKinds)('DICOM query/retrieve on %s', (kind) => {
 
   test('a compressed instance the destination cannot take counts as failed; the rest of the study goes', async () => {
     const dir = await storescp('A_STORE3', ['+xi']);
-    // The archive keeps what modalities send: one instance stored as JPEG lossless (its bytes are not decoded here).
+    // The archive keeps what modalities send: one instance stored as lossy JPEG, which is never decoded here (its bytes are not read).
     const [first] = ctA.instances;
-    await p.db.query("UPDATE dicom_instance SET transfer_syntax_uid = '1.2.840.10008.1.2.4.70' WHERE sop_instance_uid = $1", [first.sopInstanceUid]);
+    await p.db.query("UPDATE dicom_instance SET transfer_syntax_uid = '1.2.840.10008.1.2.4.50' WHERE sop_instance_uid = $1", [first.sopInstanceUid]);
     try {
       const run = await dcmtk('movescu', ['-d', '-S', '-aet', 'A_CT1', '-aec', AE, '-aem', 'A_STORE3', '-k', 'QueryRetrieveLevel=STUDY', '-k', `StudyInstanceUID=${ctA.studyUid}`, '127.0.0.1', port()]);
       const final = run.output.slice(run.output.lastIndexOf('C-MOVE RSP'));
@@ -229,6 +230,35 @@ describe.each(dbKinds)('DICOM query/retrieve on %s', (kind) => {
       expect(received(dir).size).toBe(2);
     } finally {
       await p.db.query("UPDATE dicom_instance SET transfer_syntax_uid = '1.2.840.10008.1.2.1' WHERE sop_instance_uid = $1", [first.sopInstanceUid]);
+    }
+  });
+
+  test('an RLE instance goes decoded to a destination that takes only uncompressed data, its pixels unchanged', async () => {
+    const series = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.74', patientId: 'QR400', patientName: '赵六', patientNameEn: 'Zhao^Liu', studyDate: '20261112', count: 1 });
+    const [native] = series.instances;
+    const plain = path.join(work, 'rle-in.dcm');
+    const packed = path.join(work, 'rle-out.dcm');
+    fs.writeFileSync(plain, native.bytes);
+    const compress = await dcmtk('dcmcrle', [plain, packed]);
+    expect({ code: compress.code, output: compress.code ? compress.output : '' }).toEqual({ code: 0, output: '' });
+    expect(readNatural(packed)._meta.TransferSyntaxUID).toBe('1.2.840.10008.1.2.5');
+    await p.app.archive.storeBuffer(fs.readFileSync(packed), { hospitalId: orgs.HOSP_A, deviceId: devices.A_CT1.id, sender: 'A_CT1' });
+    // storescp's default: the uncompressed syntaxes only (implicit VR with +xi).
+    for (const [ae, extra, ts] of [
+      ['A_STORE4', [], '1.2.840.10008.1.2.1'],
+      ['A_STORE5', ['+xi'], '1.2.840.10008.1.2'],
+    ] as const) {
+      const dir = await storescp(ae, [...extra]);
+      const run = await dcmtk('movescu', ['-S', '-aet', 'A_CT1', '-aec', AE, '-aem', ae, '-k', 'QueryRetrieveLevel=STUDY', '-k', `StudyInstanceUID=${series.studyUid}`, '127.0.0.1', port()]);
+      expect({ code: run.code, output: run.code ? run.output : '' }).toEqual({ code: 0, output: '' });
+      const got = received(dir);
+      expect([...got.keys()]).toEqual([native.sopInstanceUid]);
+      const file = path.join(dir, fs.readdirSync(dir)[0]);
+      const sent = readNatural(file);
+      const original = readNatural(plain);
+      expect(sent._meta.TransferSyntaxUID).toBe(ts);
+      expect([sent.Rows, sent.Columns, sent.PatientID]).toEqual([original.Rows, original.Columns, 'QR400']);
+      expect(Buffer.from(sent.PixelData[0]).equals(Buffer.from(original.PixelData[0]))).toBe(true);
     }
   });
 
