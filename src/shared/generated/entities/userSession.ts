@@ -138,7 +138,7 @@ export interface CommonSetting {
   };
   refresh?: {
     /**
-     * Seconds between list refreshes.
+     * Minutes between refreshes of a wall screen's figures (the BI cockpit), at most a day (issue #21: refreshed every refresh.duration minutes).
      */
     duration?: number;
   };
