@@ -26,6 +26,7 @@
  * - the wizard's exams: the hospital's with images
  * - four applications sent at once each get their own number (no unique-key failure)
  */
+import { translate } from '../../locales';
 import { hashPassword } from '../../server/identity/passwords';
 import { canJoinConsultation, IMAGES_OF_EXAM } from '../../server/consult/domain';
 import { resolveSession } from '../../server/identity/sessions';
@@ -169,7 +170,10 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect((await act('edit', docB, { id: b, version: await version(b), form })).body.status).toBe('CONSULT002');
     // The form: whole, held to the application's rules; exams and experts are not the edit's.
     expect((await act('edit', docA, { id: b, version: await version(b) })).body).toMatchObject({ status: 'UAA421', field: 'form' });
-    expect((await act('edit', docA, { id: b, version: await version(b), form: { ...form, startTime: hours(-1) } })).body).toMatchObject({ status: 'UAA421', field: 'startTime' });
+    const past = (await act('edit', docA, { id: b, version: await version(b), form: { ...form, startTime: hours(-1) } })).body;
+    expect(past).toMatchObject({ status: 'UAA421', field: 'startTime' });
+    // Worded with the field's title, as the wizard's form says it.
+    expect(past.detail).toContain(translate('zh-CN', 'entity.consultationApply.field.startTime'));
     expect((await act('edit', docA, { id: b, version: await version(b), form: { ...form, endTime: hours(4) } })).body).toMatchObject({ status: 'UAA421', field: 'endTime' });
     expect((await act('edit', docA, { id: b, version: await version(b), form: { ...form, topic: '' } })).body.status).toBe('UAA421');
     expect((await act('edit', docA, { id: b, version: (await version(b)) - 1, form })).body.status).toBe('CONSULT305');
