@@ -36,6 +36,10 @@ export function EditApplicationDialog({ data, onClose }: { data: ConsultationDet
     return createForm({ initialValues: Object.fromEntries(fields.filter((f) => values[f] !== undefined && values[f] !== null).map((f) => [f, values[f]])) });
   }, [data, fields]);
   const [send, busy] = useBusy(async () => {
+    // The server's last refusal (on a field) is judged again with what is sent now.
+    form.setFieldState('*', (state) => {
+      state.selfErrors = [];
+    });
     await form.submit(async (values: Record<string, unknown>) => {
       try {
         await request(`${CONSULT_API}/consultation/action/edit`, { method: 'POST', body: { id: data.id, version: data.version, form: toPayload(view, values) } });
