@@ -16,7 +16,8 @@
  * - /operationLog lists every step of the consultation
  * - the wizard offers only exams with images; what was said in the video room shows
  *   in the consultation's detail
- * - a revoked application's detail offers its applicant the edit alone: the form holds
+ * - a revoked application's row offers its applicant the edit (the detail, the form
+ *   open), and the detail offers nothing else: the form holds
  *   the application, a past start is refused by the server on its field, the edit
  *   sends it back to review (logged)
  * - the reviewer gives an expert an avatar (a GIF refused at once), seen in the list
@@ -287,14 +288,20 @@ describe('tele-consultation in Chromium', () => {
     const revoked = await server.app.inject({ method: 'POST', url: `${C}/consultation/action/revoke`, headers: authed(token), payload: { id, version: await version(), reason: '患者要求改期' } });
     expect(revoked.json().status).toBe('0');
 
+    // "My applications" offers its edit, which opens the detail with the form.
     const page = doc.page;
+    const no = (await server.db.query<{ consult_no: string }>('SELECT consult_no FROM consultation WHERE id = $1', [id])).rows[0].consult_no;
+    const list = new ResourceListPage(page, server.url);
+    await list.open('/teleConsultionPlatform');
+    await list.row(no).getByText(zh('code.consultState.4')).waitFor();
     const loaded = detailLoaded(doc, id);
-    await page.goto(`${server.url}/consultationDetail?id=${id}`);
+    await clickRowAction(list.row(no), 'editApplication');
     await loaded;
     await page.locator('[data-testid="consult-detail"][data-status="4"]').waitFor();
-    expect(await page.locator('[data-testid^="consult-action-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).toEqual(['consult-action-edit']);
-    await page.getByTestId('consult-action-edit').click();
     const dialog = page.getByTestId('consult-edit-form');
+    await dialog.waitFor();
+    // The edit is all the detail offers its applicant now.
+    expect(await page.locator('[data-testid^="consult-action-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')))).toEqual(['consult-action-edit']);
     const form = new SchemaFormPage(page, dialog);
     // The form holds the application as it was.
     expect(await form.field('topic').locator('textarea').inputValue()).toBe('待改期的会诊');

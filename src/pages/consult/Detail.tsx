@@ -37,10 +37,11 @@ export default function ConsultationDetailPage() {
   const [params] = useSearchParams();
   const id = Number(params.get('id'));
   if (!Number.isInteger(id) || id <= 0) return <Result status="warning" title={t('error.CONSULT002')} />;
-  return <Detail key={id} id={id} />;
+  // `edit=1`: the list's "edit application" (a revoked one) opens the edit form at once.
+  return <Detail key={id} id={id} editing={params.get('edit') === '1'} />;
 }
 
-function Detail({ id }: { id: number }) {
+function Detail({ id, editing }: { id: number; editing: boolean }) {
   const { t } = useTranslate();
   const navigate = useNavigate();
   const [data, setData] = useState<ConsultationDetail | null>();
@@ -66,7 +67,7 @@ function Detail({ id }: { id: number }) {
         }
         extra={
           <Space wrap>
-            <ActionButtons data={data} only={(a) => !REPORT_CONTENT_ACTIONS.includes(a) && !a.endsWith('Report')} onDone={reload} />
+            <ActionButtons data={data} only={(a) => !REPORT_CONTENT_ACTIONS.includes(a) && !a.endsWith('Report')} onDone={reload} startEditing={editing} />
             {ROOM_OPEN.has(data.status) && (
               <Button type="primary" icon={<VideoCameraOutlined />} onClick={() => navigate(`/consultationRoom?id=${data.id}`)} data-testid="consult-join-video">
                 {t('entity.consultation.action.joinVideo')}
@@ -171,13 +172,26 @@ function Detail({ id }: { id: number }) {
 }
 
 /** The workflow actions the server allows (those `only` keeps), each a button; a reason first where the table declares one. */
-function ActionButtons({ data, only, extra, onDone }: { data: ConsultationDetail; only: (action: string) => boolean; extra?: () => Record<string, unknown>; onDone: () => void }) {
+function ActionButtons({
+  data,
+  only,
+  extra,
+  onDone,
+  startEditing = false,
+}: {
+  data: ConsultationDetail;
+  only: (action: string) => boolean;
+  extra?: () => Record<string, unknown>;
+  onDone: () => void;
+  /** Open the action's form at once (when the server offers the action). */
+  startEditing?: boolean;
+}) {
   const { t } = useTranslate();
   const { message } = App.useApp();
   const view = getView('consultation')!;
   const [asking, setAsking] = useState<RowAction & { input: InputSpec }>();
   // An action with a form (the edit of a revoked application) asks for it first.
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditing] = useState(() => startEditing && data.actions.some((a) => only(a) && actionForm(a)));
   const [busy, setBusy] = useState(false);
   // A refusal was shown by the request wrapper; the page stays as it was.
   const run = async (action: RowAction) => {
