@@ -54,7 +54,21 @@ class Client {
   }
   async join(token: string, consultationId: number) {
     this.send({ type: 'join', appId: APP_ID, token, consultationId });
-    return this.next((m) => m.type === 'welcome' || m.type === 'error');
+    const answer = await this.next((m) => m.type === 'welcome' || m.type === 'error');
+    if (answer.type === 'welcome') await this.ready();
+    return answer;
+  }
+  /**
+   * Waits until the hub handles this socket's messages: the welcome goes out before its
+   * join has finished (on PostgreSQL the join's NOTIFY comes after it), and a message
+   * sent in between is not handled (server/video/hub.ts). A ping is answered once it
+   * has: asked again until one is (a state waited for, polled).
+   */
+  async ready() {
+    for (let t = 1; !this.heard.some((m) => m.type === 'pong'); t++) {
+      this.send({ type: 'ping', t });
+      await Promise.race([this.next((m) => m.type === 'pong'), new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
   }
 }
 
