@@ -1,9 +1,10 @@
 /**
  * The consult domain (issue #20): who may read a consultation, the lists, the detail,
- * the application (create, and edit after a revoke), the meeting binding, the
+ * the application (create; its edit after a revoke is the workflow's), the meeting binding, the
  * notices to experts and `canJoinConsultation` for the video room. Routes
  * (server/routes/consult.ts) only translate HTTP. Touches consultation,
- * consultation_log, consultation_notice, expert (read), exam (read), stored_file (read).
+ * consultation_log, consultation_notice, expert (read), exam and dicom_study (read),
+ * stored_file (read).
  *
  * Who reads a consultation: its applicant, an invited expert's linked user, or a
  * manager — a holder of consult:audit whose data scope holds the consulting or the
@@ -265,7 +266,6 @@ export async function counts(q: Queryable, me: AuthContext): Promise<{ applied: 
 // ---- The application ------------------------------------------------------------
 
 export interface Application {
-  id?: number;
   examId: number;
   examIds?: number[];
   patientName: string;
@@ -282,6 +282,9 @@ export interface Application {
   endTime?: string;
 }
 
+/** SQL true when the exam `e` has images: a matched study with at least one instance stored. */
+export const IMAGES_OF_EXAM = 'SELECT 1 FROM dicom_study st WHERE st.exam_id = e.id AND st.instance_count > 0';
+
 function invalid(field: string, detailKey: string, params: Record<string, unknown> = {}): AppError {
   return new AppError('UAA421', { detailKey, field, ...params }, { field });
 }
@@ -291,16 +294,24 @@ function invalid(field: string, detailKey: string, params: Record<string, unknow
  * caller's scope, at most consultExamsMax of them, the experts open, the materials
  * kept files of the first exam, the consulting hospital a central hospital.
  */
-async function checkApplication(q: Queryable, me: AuthContext, a: Application, now: Date): Promise<{ examIds: number[]; attachments: Array<{ fileId: string; type: number }> }> {
-  const start = new Date(a.startTime);
+/** The meeting's times against the clock: start after now, expected end not before start (UAA421 on the field). */
+export function checkTimes(t: { startTime: string; endTime?: string }, now: Date): void {
+  const start = new Date(t.startTime);
   if (!(start.getTime() > now.getTime())) throw invalid('startTime', 'validation.afterNow');
-  if (a.endTime && new Date(a.endTime).getTime() < start.getTime()) throw invalid('endTime', 'validation.notBeforeStart');
+  if (t.endTime && new Date(t.endTime).getTime() < start.getTime()) throw invalid('endTime', 'validation.notBeforeStart');
+}
+
+async function checkApplication(q: Queryable, me: AuthContext, a: Application, now: Date): Promise<{ examIds: number[]; attachments: Array<{ fileId: string; type: number }> }> {
+  checkTimes(a, now);
   const examIds = [...new Set([a.examId, ...(a.examIds ?? [])])];
   if (examIds.length > LIMITS.consultExamsMax) throw invalid('examIds', 'validation.maxItems', { limit: LIMITS.consultExamsMax });
   const params: unknown[] = [examIds];
   const found = await q.query<{ id: number; hospital_id: number }>(`SELECT e.id, e.hospital_id FROM exam e WHERE e.id = ANY($1::int[]) AND ${scopeSql(me.scope, examScope, params)}`, params);
   // An exam out of the caller's reach reads as one that does not exist.
   if (found.rows.length !== examIds.length) throw new AppError('RIS101');
+  // The experts read the images: an exam without any (none matched, or none stored yet) is no use to them.
+  const bare = await q.query<{ id: number }>(`SELECT e.id FROM exam e WHERE e.id = ANY($1::int[]) AND NOT EXISTS (${IMAGES_OF_EXAM}) ORDER BY e.id LIMIT 1`, [examIds]);
+  if (bare.rows[0]) throw new AppError('PACS100', {}, { field: 'examIds', examId: bare.rows[0].id });
   const hospital = await q.query('SELECT 1 FROM org WHERE id = $1 AND kind = $2', [a.hospitalId, 'central']);
   if (!hospital.rows[0]) throw invalid('hospitalId', 'validation.enum');
   const experts = await q.query<{ id: number }>('SELECT id FROM expert WHERE id = ANY($1::int[]) AND state = 1', [a.expertIds]);
@@ -331,9 +342,8 @@ async function nextNumber(q: Queryable, now: Date): Promise<string> {
 }
 
 /**
- * Saves an application: a new consultation (created, then sent for review by the
- * caller, server/consult/workflow.ts), or, with an id, the edit of the caller's own
- * revoked or created one (meeting and patient details; reviewed again afterwards).
+ * Saves a new application: a consultation, created, then sent for review by the caller
+ * (server/consult/workflow.ts). A revoked one is edited by the workflow action `edit`.
  * Answers the id.
  */
 export async function saveApplication(db: Db, me: AuthContext, a: Application): Promise<number> {
@@ -344,19 +354,6 @@ export async function saveApplication(db: Db, me: AuthContext, a: Application): 
     const { examIds, attachments } = await checkApplication(q, me, a, now);
     // The consultation's title is its topic (the wizard asks one).
     const values = [a.topic.slice(0, 150), a.topic, a.clinicalQuestion, a.patientName, a.sex ?? null, a.birthDate, a.clinicalDiagnosis ?? null, examIds, a.expertIds, JSON.stringify(attachments), a.startTime, a.endTime ?? null, a.hospitalId];
-    if (a.id) {
-      const row = await consultationRow(q, a.id, me, true);
-      if (row.applicant_id !== me.userId) throw new AppError('UAA103');
-      if (row.status !== 4 && row.status !== 1) throw new AppError(row.status === 2 ? 'CONSULT304' : 'CONSULT301');
-      await q.query(
-        `UPDATE consultation SET title = $2, topic = $3, clinical_question = $4, patient_name = $5, sex = $6, birth_date = $7, clinical_diagnosis = $8,
-                exam_ids = $9, expert_ids = $10, attachments = $11::jsonb, start_time = $12, end_time = $13, consult_hospital_id = $14,
-                version = version + 1, updated_at = now() WHERE id = $1`,
-        [row.id, ...values],
-      );
-      await writeLog(q, { ...row, consult_hospital_id: a.hospitalId }, me, 'edit', row.status, row.status);
-      return row.id;
-    }
     const no = await nextNumber(q, now);
     const { rows } = await q.query<ConsultRow>(
       `INSERT INTO consultation (consult_no, title, topic, clinical_question, patient_name, sex, birth_date, clinical_diagnosis, exam_ids, expert_ids, attachments,
@@ -385,7 +382,7 @@ export async function detail(q: Queryable, id: number, me: AuthContext): Promise
   const files = await q.query<{ id: string; name: string; type: string; size: string }>('SELECT id::text, name, type, size FROM stored_file WHERE id::text = ANY($1::text[])', [attachments.map((f) => f.fileId)]);
   const byId = new Map(files.rows.map((f) => [f.id, f]));
   const experts = await q.query(
-    `SELECT x.id, x.name, x.mobile, x.department_name AS "departmentName", x.title, x.labels, x.specialty, o.name AS "hospitalName", x.user_id AS "userId"
+    `SELECT x.id, x.name, x.mobile, x.department_name AS "departmentName", x.title, x.labels, x.specialty, x.avatar, o.name AS "hospitalName", x.user_id AS "userId"
        FROM expert x JOIN org o ON o.id = x.hospital_id WHERE x.id = ANY($1::int[]) ORDER BY x.id`,
     [row.expertIds],
   );
@@ -460,7 +457,7 @@ export async function canJoinConsultation(db: Queryable, user: AuthContext, cons
   }
 }
 
-/** Binds the video room's meeting id to the consultation (a party; logged). */
+/** Binds the video room's meeting id to the consultation (a party; logged): starting the room does (server/routes/video.ts). */
 export async function bindMeeting(db: Db, me: AuthContext, id: number, meetingId: string): Promise<void> {
   await db.tx(async (q) => {
     const row = await consultationRow(q, id, me, true);
@@ -473,6 +470,16 @@ export async function bindMeeting(db: Db, me: AuthContext, id: number, meetingId
 }
 
 // ---- Expert selection -----------------------------------------------------------
+
+/** The file id of an expert's avatar (the one kept file of purpose expertAvatar), or FILE001. */
+export async function expertAvatarFile(q: Queryable, expertId: number): Promise<string> {
+  const { rows } = await q.query<{ id: string }>(
+    "SELECT id::text FROM stored_file WHERE owner_kind = 'expert' AND owner_id = $1 AND purpose = 'expertAvatar' AND complete ORDER BY completed_at DESC LIMIT 1",
+    [expertId],
+  );
+  if (!rows[0]) throw new AppError('FILE001');
+  return rows[0].id;
+}
 
 /**
  * The open experts an applicant may invite (expert selection): of any hospital of the
@@ -499,6 +506,21 @@ export async function expertChoices(q: Queryable, query: { hospitalId?: number; 
     label: [x.name, x.title !== null ? translate(lang, `code.doctorTitle.${x.title}`) : null, x.department_name, x.specialty].filter(Boolean).join(' · '),
     hospitalName: x.hospital_name,
   }));
+}
+
+/**
+ * The exams an applicant may consult on (the wizard's exam step): those within the
+ * caller's scope with images, newest first, labelled by exam code and items (no
+ * patient name: nothing to mask). The save judges the same again.
+ */
+export async function consultableExams(q: Queryable, me: AuthContext): Promise<Array<{ value: number; label: string }>> {
+  const params: unknown[] = [];
+  const { rows } = await q.query<{ value: number; code: string; modality: string | null; items: string | null }>(
+    `SELECT e.id AS value, e.exam_code AS code, e.modality, e.item_names AS items FROM exam e
+      WHERE NOT e.hidden AND EXISTS (${IMAGES_OF_EXAM}) AND ${scopeSql(me.scope, examScope, params)} ORDER BY e.id DESC LIMIT 200`,
+    params,
+  );
+  return rows.map((r) => ({ value: r.value, label: [r.code, r.modality, r.items].filter(Boolean).join(' · ') }));
 }
 
 /** Records a print of the approved report in the operation log (the printed sheet is the client's). */

@@ -15,12 +15,18 @@ import { AppError } from '../lib/errors';
 import * as engine from '../workflow/engine';
 import type { Change, EngineContext } from '../workflow/engine';
 import { checkTable, type Workflow } from '../workflow/table';
-import { consultationRow, isParty, notifyExperts, standingOf, writeLog, type ConsultRow, type Standing } from './domain';
+import { checkTimes, consultationRow, isParty, notifyExperts, standingOf, writeLog, type ConsultRow, type Standing } from './domain';
+import type { ConsultationApply } from '../../src/shared/generated/entities/consultationApply';
 
 export interface ConsultInput extends engine.BaseInput {
   findings?: string;
   opinion?: string;
+  /** The edit of a revoked application (action edit: entities/consultationApply.json#/definitions/edit, validated by the route). */
+  form?: ConsultationEdit;
 }
+
+/** The fields of the edit's form (the schema's definition; the route validates the body against it). */
+export type ConsultationEdit = Pick<ConsultationApply, 'patientName' | 'sex' | 'birthDate' | 'clinicalDiagnosis' | 'topic' | 'clinicalQuestion' | 'startTime' | 'endTime'>;
 
 interface Ctx extends EngineContext<StandingRow, ConsultInput> {}
 
@@ -38,6 +44,14 @@ const GUARDS: Record<string, engine.Guard<Ctx>> = {
     check({ row, input }) {
       if (!(input.findings ?? row.report_findings)) throw new AppError('UAA421', { detailKey: 'validation.required', field: 'findings' }, { field: 'findings' });
       if (!(input.opinion ?? row.report_opinion)) throw new AppError('UAA421', { detailKey: 'validation.required', field: 'opinion' }, { field: 'opinion' });
+    },
+  },
+  /** The edit carries its form, whose meeting starts after now and ends not before it starts. */
+  editTimes: {
+    input: true,
+    check({ input, now }) {
+      if (!input.form) throw new AppError('UAA421', { detailKey: 'validation.required', field: 'form' }, { field: 'form' });
+      checkTimes(input.form, now);
     },
   },
 };
@@ -59,6 +73,22 @@ const EFFECTS: Record<string, engine.Effect<Ctx>> = {
   },
   reviewer(ctx) {
     ctx.set.report_reviewer_name = ctx.me.name;
+  },
+  /** The meeting and patient details as the applicant edited them (the form is sent whole: an absent optional field is cleared). */
+  applyEdit(ctx) {
+    const f = ctx.input.form!;
+    Object.assign(ctx.set, {
+      // The consultation's title is its topic, as when it was applied for.
+      title: f.topic.slice(0, 150),
+      topic: f.topic,
+      clinical_question: f.clinicalQuestion,
+      patient_name: f.patientName,
+      sex: f.sex ?? null,
+      birth_date: f.birthDate,
+      clinical_diagnosis: f.clinicalDiagnosis ?? null,
+      start_time: f.startTime,
+      end_time: f.endTime ?? null,
+    });
   },
 };
 

@@ -4,13 +4,14 @@
  * one of owner kinds (which rights read and write an owner's files, and how to find
  * the owner within the caller's data scope). Adding a purpose is one entry here and
  * its locale key `code.filePurpose.<purpose>`; the limits come from
- * schemas/limits.json. Reads app_user, user_membership and exam; writes
- * app_user.signature_key (the signature purpose).
+ * schemas/limits.json. Reads app_user, user_membership, exam and expert; writes
+ * app_user.signature_key (the signature purpose) and expert.avatar (the avatar).
  */
 import { LIMITS } from '../../config/limits';
+import { AppError } from '../lib/errors';
 import type { Queryable } from '../db';
 import { assertGovernsUser } from '../identity/grants';
-import { scopeSql } from '../identity/scope';
+import { requireHospital, scopeSql } from '../identity/scope';
 import type { AuthContext } from '../identity/sessions';
 // The exam's scope (custom data conditions included) is the exam domain's rule.
 import { inScope as examScope } from '../exam/domain';
@@ -39,6 +40,22 @@ export const OWNER_KINDS: Record<string, OwnerKind> = {
     // The signature signs reports in every hospital of the user (identity/grants.ts).
     assertWrite: (q, id, me) => assertGovernsUser(q, me, id),
   },
+  expert: {
+    // An expert is the region's directory entry the applicants choose from (open experts of
+    // any hospital): whoever lists experts or takes part in consultations sees the avatar.
+    read: ['expert:view', 'consult:view', 'consult:start', 'consult:join', 'consult:audit'],
+    write: ['expert:edit'],
+    async find(q, id) {
+      const { rows } = await q.query<{ hospital_id: number }>('SELECT hospital_id FROM expert WHERE id = $1', [id]);
+      return rows[0] ? { hospitalId: rows[0].hospital_id } : undefined;
+    },
+    // Changed only by whoever may edit the expert: its hospital within their data scope, as the expert table's own save.
+    async assertWrite(q, id, me) {
+      const { rows } = await q.query<{ hospital_id: number }>('SELECT hospital_id FROM expert WHERE id = $1', [id]);
+      if (!rows[0]) throw new AppError('FILE002');
+      requireHospital(me.scope, rows[0].hospital_id);
+    },
+  },
   exam: {
     // Whoever may open the exam in one of the modules that show it.
     read: ['registration:view', 'report:view', 'consult:view'],
@@ -50,6 +67,11 @@ export const OWNER_KINDS: Record<string, OwnerKind> = {
     },
   },
 };
+
+/** Where an expert's avatar is read (GET /api/consult/v1/expert/avatar/:id, server/routes/consult.ts); `v` names the file so a replaced one is not the cached one. */
+export function expertAvatarPath(expertId: number, fileId: string): string {
+  return `/api/consult/v1/expert/avatar/${expertId}?v=${fileId}`;
+}
 
 export interface KeptFile {
   id: string;
@@ -86,6 +108,21 @@ export const PURPOSES: Record<string, Purpose> = {
     },
     detach: async (q, f) => {
       await q.query('UPDATE app_user SET signature_key = NULL, updated_at = now() WHERE id = $1 AND signature_key = $2', [f.ownerId, f.storageKey]);
+    },
+  },
+  // An expert's avatar (spec section 9: png or jpg under 5 MB), shown on the expert list and
+  // detail and beside the experts of a consultation; a new one replaces the old.
+  expertAvatar: {
+    owner: 'expert',
+    types: ['image/jpeg', 'image/png'],
+    maxBytes: LIMITS.avatarMaxBytes,
+    perOwner: 1,
+    // expert.avatar is where the list and the detail find it: the expert's avatar path, with the file's id so a new one is fetched anew.
+    attach: async (q, f) => {
+      await q.query('UPDATE expert SET avatar = $2, updated_at = now() WHERE id = $1', [f.ownerId, expertAvatarPath(f.ownerId, f.id)]);
+    },
+    detach: async (q, f) => {
+      await q.query('UPDATE expert SET avatar = NULL, updated_at = now() WHERE id = $1 AND avatar = $2', [f.ownerId, expertAvatarPath(f.ownerId, f.id)]);
     },
   },
   // Material of a consultation about an exam: case, pathology and lab reports, forms, images.

@@ -97,12 +97,17 @@ function withDetail(request: FastifyRequest, err: AppError): AppError {
   return new AppError(err.code, { detail }, { ...err.extra, detail });
 }
 
-/** The entity a route's body is, and a failing field's name in it (array positions dropped: memberships.0.roleId is memberships.roleId). */
+/**
+ * The entity a route's body is, and a failing field's name in it (array positions dropped: memberships.0.roleId is memberships.roleId).
+ * A workflow action's body carries its form (`form`, an entity's fields: the edit of a revoked consultation): its fields are that entity's.
+ */
 function bodyField(request: FastifyRequest, field: string | undefined): { entity: string; name: string } | undefined {
-  const ref = (request.routeOptions?.schema?.body as { $ref?: string } | undefined)?.$ref;
+  const body = request.routeOptions?.schema?.body as { $ref?: string; properties?: { form?: { $ref?: string } } } | undefined;
+  const ref = body?.$ref ?? body?.properties?.form?.$ref;
   const entity = /^entities\/([A-Za-z0-9]+)\.json/.exec(ref ?? '')?.[1];
   if (!entity || !field || !entityNames.includes(entity)) return undefined;
-  return { entity, name: field.split('.').filter((part) => !/^\d+$/.test(part)).join('.') };
+  const path = body?.$ref ? field : field.replace(/^form\./, '');
+  return { entity, name: path.split('.').filter((part) => !/^\d+$/.test(part)).join('.') };
 }
 
 function fieldLabel(request: FastifyRequest, field: string | undefined): string | undefined {

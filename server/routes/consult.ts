@@ -5,22 +5,25 @@
  *   GET  consultation/detail/:id             the detail: exams, materials, experts, report, log, actions
  *   GET  consultation/:id                    what the video room needs: id, meetingId, state, participants
  *   POST consultation/save                   an application (entities/consultationApply.json), sent for review
- *   POST consultation/action/:action         a workflow action {id, version, reason?, findings?, opinion?}
- *   POST consultation/bindMeeting            {id, meetingId}
+ *   POST consultation/action/:action         a workflow action {id, version, reason?, findings?, opinion?, form?}
  *   GET  consultation/:id/material/:fileId   a material's content, to whoever may read the consultation
  *   GET  consultation/:id/report/print       the report's printed sheet (the applying hospital's layout)
  *   POST consultation/log/list               the operation log (/operationLog)
  *   GET  counts, GET notice                  the counts over the lists; my unread notices
+ *   GET  expert/avatar/:id                   an expert's avatar (uploaded as the file purpose expertAvatar)
+ * The meeting id is bound when the video room is started (POST video/room, ./video.ts):
+ * no call of its own.
  * Experts are a table resource (config/resources.json `expert`).
  */
 import type { FastifyInstance } from 'fastify';
 import {
-  bindMeeting,
   consultationRow,
   counts,
   expertChoices,
+  consultableExams,
   consultingHospitals,
   detail,
+  expertAvatarFile,
   LIST_KINDS,
   LOG_LIST,
   materialOf,
@@ -37,7 +40,7 @@ import {
 import { ACTION_NAMES, consultActions, performConsultAction, type ConsultInput } from '../consult/workflow';
 import { consultSheet } from '../consult/print';
 import { createSmsProvider } from '../identity/sms';
-import { openKeptFile } from '../files/service';
+import { openFile, openKeptFile } from '../files/service';
 import { listBodySchema, runList, type ListBody } from '../lib/list';
 import { ok, replies, sendInline } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
@@ -116,7 +119,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     `${BASE}/save`,
     {
       config: { permission: 'consult:start', audit: { action: 'save', object: 'consultation', id: 'reply' } },
-      schema: { tags: ['consult'], summary: 'Apply for a consultation (or edit a revoked application): saved and sent for review', body: { $ref: 'entities/consultationApply.json' }, response: objectReply },
+      schema: { tags: ['consult'], summary: 'Apply for a consultation: saved and sent for review (a revoked one is edited by the action edit)', body: { $ref: 'entities/consultationApply.json' }, response: objectReply },
     },
     async (request) => {
       const me = caller(request);
@@ -144,6 +147,8 @@ export default async function consultRoutes(fastify: FastifyInstance) {
             reason: { type: 'string', maxLength: 2000 },
             findings: { $ref: 'common.json#/definitions/text3000' },
             opinion: { $ref: 'common.json#/definitions/text3000' },
+            // The edit of a revoked application (the action declares its form).
+            form: { $ref: 'entities/consultationApply.json#/definitions/edit' },
           },
           additionalProperties: false,
         },
@@ -154,23 +159,6 @@ export default async function consultRoutes(fastify: FastifyInstance) {
       const { id, ...input } = request.body;
       const { replayed } = await performConsultAction(fastify.db, caller(request), id, request.params.action, input, request.headers['idempotency-key']);
       return ok({ id, replayed });
-    },
-  );
-
-  fastify.post<{ Body: { id: number; meetingId: string } }>(
-    `${BASE}/bindMeeting`,
-    {
-      config: { permission: ['consult:start', 'consult:join', 'consult:audit'], audit: { action: 'save', object: 'consultation', id: 'body.id' } },
-      schema: {
-        tags: ['consult'],
-        summary: "Bind the video room's meeting id to the consultation",
-        body: { type: 'object', required: ['id', 'meetingId'], properties: { id: { type: 'integer', minimum: 1 }, meetingId: { $ref: 'common.json#/definitions/text64' } }, additionalProperties: false },
-        response: objectReply,
-      },
-    },
-    async (request) => {
-      await bindMeeting(fastify.db, caller(request), request.body.id, request.body.meetingId);
-      return ok({ id: request.body.id });
     },
   );
 
@@ -187,6 +175,25 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     async (request, reply) => {
       const fileId = await materialOf(fastify.db, request.params.id, request.params.fileId, caller(request));
       const { meta, content } = await openKeptFile(fastify.db, fastify.storage, fileId);
+      return sendInline(reply, meta, content);
+    },
+  );
+
+  fastify.get<{ Params: { id: number }; Querystring: { v?: string } }>(
+    '/expert/avatar/:id',
+    {
+      config: { permission: ['expert:view', ...ANY_CONSULT], audit: 'none' },
+      schema: {
+        tags: ['consult'],
+        summary: "An expert's avatar (uploaded through the file service as purpose expertAvatar), to whoever lists experts or takes part in consultations",
+        params: idParams,
+        querystring: { type: 'object', properties: { v: { type: 'string', maxLength: 64 } } },
+      },
+    },
+    async (request, reply) => {
+      const fileId = await expertAvatarFile(fastify.db, request.params.id);
+      // The file service judges the reader (the expert owner kind's read rights).
+      const { meta, content } = await openFile(fastify.db, fastify.storage, caller(request), fileId);
       return sendInline(reply, meta, content);
     },
   );
@@ -237,6 +244,19 @@ export default async function consultRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => ok(await expertChoices(fastify.db, request.query, request.lang)),
+  );
+
+  fastify.get(
+    '/consultExam/options',
+    {
+      config: { permission: 'consult:start', audit: 'none' },
+      schema: {
+        tags: ['consult'],
+        summary: 'The exams an applicant may consult on: within their scope, with images, newest first (the application refuses others with PACS100)',
+        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+      },
+    },
+    async (request) => ok(await consultableExams(fastify.db, caller(request))),
   );
 
   fastify.get(

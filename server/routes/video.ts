@@ -3,7 +3,7 @@
  * consultation routes (../video/ owns the rules):
  *   POST /video/room                       {consultationId, studyUids?}: start (or find) its room
  *   GET  /video/room/:consultationId       the room: meeting id, studies, presenter, SFU or mesh
- *   GET  /video/room/:consultationId/events?after=  the reading-together events, in order (replay)
+ *   GET  /video/room/:consultationId/events?after=&kind=  the reading-together events and chat, in order (replay)
  *   GET  /video/room/:consultationId/annotations    the final annotations (the consultation report)
  *   GET  /video/socket                     the signalling WebSocket (../video/hub.ts)
  * The socket is declared public because a browser cannot put a header on a WebSocket:
@@ -19,7 +19,7 @@ import { resolveSession } from '../identity/sessions';
 import { bindMeeting } from '../consult/domain';
 import { mayEnterRoom, VIDEO_START } from '../video/access';
 import { VideoHub } from '../video/hub';
-import { annotationsOf, eventsOf, roomOf, startRoom } from '../video/rooms';
+import { annotationsOf, eventsOf, roomOf, startRoom, SYNC_KINDS, type SyncKind } from '../video/rooms';
 
 const consultationParams = { type: 'object', required: ['consultationId'], properties: { consultationId: { type: 'integer', minimum: 1 } } } as const;
 const roomSchema = {
@@ -36,7 +36,7 @@ const roomSchema = {
 const eventSchema = {
   type: 'object',
   required: ['id', 'userId', 'kind', 'state', 'at'],
-  properties: { id: { type: 'integer' }, userId: { type: 'integer' }, kind: { type: 'string', enum: ['view', 'annotations', 'presenter'] }, state: { type: 'object', additionalProperties: true }, at: { type: 'string', format: 'date-time' } },
+  properties: { id: { type: 'integer' }, userId: { type: 'integer' }, kind: { type: 'string', enum: [...SYNC_KINDS] }, state: { type: 'object', additionalProperties: true }, at: { type: 'string', format: 'date-time' } },
 } as const;
 const UID = { type: 'string', pattern: '^[0-9.]{1,64}$' } as const;
 
@@ -96,21 +96,21 @@ export default async function videoRoutes(fastify: FastifyInstance) {
     async (request) => ok({ ...(await enterable(request, request.params.consultationId)), sfu: sfu() }),
   );
 
-  fastify.get<{ Params: { consultationId: number }; Querystring: { after?: number } }>(
+  fastify.get<{ Params: { consultationId: number }; Querystring: { after?: number; kind?: SyncKind } }>(
     '/video/room/:consultationId/events',
     {
       config: { session: true, audit: { action: 'read', object: 'videoRoom', id: 'params.consultationId' } },
       schema: {
         tags: ['consult'],
-        summary: 'The reading-together events of the consultation in order (1000 at a time, after the given id), to replay the session',
+        summary: 'The reading-together events of the consultation in order, chat lines among them (1000 at a time, after the given id; or only one kind), to replay the session',
         params: consultationParams,
-        querystring: { type: 'object', properties: { after: { type: 'integer', minimum: 0 } } },
+        querystring: { type: 'object', properties: { after: { type: 'integer', minimum: 0 }, kind: { type: 'string', enum: [...SYNC_KINDS] } } },
         response: replies({ type: 'array', items: eventSchema }),
       },
     },
     async (request) => {
       await enterable(request, request.params.consultationId);
-      return ok(await eventsOf(fastify.db, request.params.consultationId, request.query.after ?? 0));
+      return ok(await eventsOf(fastify.db, request.params.consultationId, request.query.after ?? 0, 1000, request.query.kind));
     },
   );
 

@@ -1,8 +1,9 @@
 /**
  * The signalling hub of the video rooms: one WebSocket per participant on the platform's
  * own server. It relays WebRTC offers/answers/candidates between participants (the
- * browsers form a mesh), chat, and the presenter's viewer state (stored by ./rooms.ts
- * before it is passed on, so the replay holds everything the followers saw).
+ * browsers form a mesh), chat, and the presenter's viewer state (chat lines and view
+ * states are stored by ./rooms.ts before they are passed on, so the replay holds
+ * everything the followers saw and read; a late joiner's welcome has the recent chat).
  *
  * Several instances behind a load balancer: a room's participants may sit on different
  * instances. Membership is not kept on the server: a newcomer announces itself and the
@@ -17,7 +18,7 @@ import crypto from 'node:crypto';
 import type { WebSocket } from '@fastify/websocket';
 import type { Db } from '../db';
 import type { AuthContext } from '../identity/sessions';
-import { MESH_MAX, recordEvent, roomOf, saveAnnotations, setPresenter, lastView, annotationsOf, iceServers, type Room } from './rooms';
+import { MESH_MAX, recordChat, recentChat, recordEvent, roomOf, saveAnnotations, setPresenter, lastView, annotationsOf, iceServers, type Room } from './rooms';
 import { mayEnterRoom } from './access';
 import type { VideoConfig } from '../config';
 
@@ -152,6 +153,7 @@ export class VideoHub {
         presenterId: room.presenterId,
         view: await lastView(db, room),
         annotations: (await annotationsOf(db, consultationId))?.annotations ?? [],
+        chat: await recentChat(db, room),
         iceServers: iceServers(this.deps.config, user.userId),
         sfu: this.deps.config.janusUrl ? 'janus' : 'mesh',
       }),
@@ -171,7 +173,10 @@ export class VideoHub {
         return;
       case 'chat': {
         const text = typeof msg.text === 'string' ? msg.text.trim().slice(0, CHAT_MAX) : '';
-        if (text) await this.publish({ ...base, message: { type: 'chat', ...from, text, at: new Date().toISOString() } });
+        if (!text) return;
+        // Kept with the consultation before it is passed on: the replay and the detail hold every line that was read.
+        const line = await recordChat(db, peer.room, peer.user, text);
+        await this.publish({ ...base, message: { type: 'chat', ...from, id: line.id, text, at: line.at } });
         return;
       }
       case 'ping':

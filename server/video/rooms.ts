@@ -18,7 +18,20 @@ export interface Room {
   createdBy: number;
 }
 
-export type SyncKind = 'view' | 'annotations' | 'presenter';
+export type SyncKind = 'view' | 'annotations' | 'presenter' | 'chat';
+export const SYNC_KINDS: readonly SyncKind[] = ['view', 'annotations', 'presenter', 'chat'];
+
+/** A chat line as kept (a `chat` event's state): the speaker's name as it was, so the log reads without the user table. */
+export interface ChatLine {
+  id: number;
+  userId: number;
+  name: string;
+  text: string;
+  at: string;
+}
+
+/** How many chat lines a late joiner's welcome carries. */
+export const WELCOME_CHAT = 50;
 
 /** With no SFU configured, every participant sends to every other: four is what a laptop's uplink carries. */
 export const MESH_MAX = 4;
@@ -78,14 +91,32 @@ export interface SyncEvent {
   at: string;
 }
 
-/** The session in order, for the replay. */
-export async function eventsOf(db: Queryable, consultationId: number, afterId = 0, limit = 1000): Promise<SyncEvent[]> {
+/** The session in order, for the replay (the viewer's events and the chat), or only events of one kind. */
+export async function eventsOf(db: Queryable, consultationId: number, afterId = 0, limit = 1000, kind?: SyncKind): Promise<SyncEvent[]> {
   const r = await db.query<SyncEvent>(
     `SELECT e.id::int AS id, e.user_id AS "userId", e.kind, e.state, e.at FROM video_sync_event e
-     WHERE e.consultation_id = $1 AND e.id > $2 ORDER BY e.id LIMIT $3`,
-    [consultationId, afterId, limit],
+     WHERE e.consultation_id = $1 AND e.id > $2 AND ($4::text IS NULL OR e.kind = $4) ORDER BY e.id LIMIT $3`,
+    [consultationId, afterId, limit, kind ?? null],
   );
   return r.rows.map((e) => ({ ...e, at: new Date(e.at).toISOString() }));
+}
+
+/** Keeps a chat line with the room's events (before it is passed on, like a view state); answers it as kept. */
+export async function recordChat(db: Queryable, room: Room, user: { id: number; name: string }, text: string): Promise<ChatLine> {
+  const r = await db.query<{ id: number; at: Date }>(
+    "INSERT INTO video_sync_event (meeting_id, consultation_id, user_id, kind, state) VALUES ($1, $2, $3, 'chat', $4) RETURNING id::int AS id, at",
+    [room.meetingId, room.consultationId, user.id, JSON.stringify({ text, name: user.name })],
+  );
+  return { id: r.rows[0].id, userId: user.id, name: user.name, text, at: new Date(r.rows[0].at).toISOString() };
+}
+
+/** The room's last chat lines, oldest first (a late joiner's welcome). */
+export async function recentChat(db: Queryable, room: Room, limit = WELCOME_CHAT): Promise<ChatLine[]> {
+  const r = await db.query<{ id: number; userId: number; state: { text: string; name: string }; at: Date }>(
+    `SELECT id::int AS id, user_id AS "userId", state, at FROM video_sync_event WHERE meeting_id = $1 AND kind = 'chat' ORDER BY id DESC LIMIT $2`,
+    [room.meetingId, limit],
+  );
+  return r.rows.reverse().map((e) => ({ id: e.id, userId: e.userId, name: e.state.name, text: e.state.text, at: new Date(e.at).toISOString() }));
 }
 
 /** The latest view state, for a participant who joins late (or reconnects). */

@@ -36,7 +36,7 @@ export interface ConsultationDetail {
   reportReviewerName?: string;
   exams: Array<{ id: number; examCode: string; patientName: string; modality?: string; itemNames?: string; examTime?: string; hospitalName: string }>;
   materials: Array<{ fileId: string; type: number; name?: string; mime?: string; size: number }>;
-  experts: Array<{ id: number; name: string; mobile: string; departmentName?: string; title?: number; labels?: string[]; specialty?: string; hospitalName: string }>;
+  experts: Array<{ id: number; name: string; mobile: string; departmentName?: string; title?: number; labels?: string[]; specialty?: string; avatar?: string | null; hospitalName: string }>;
   logs: Array<{ id: number; action: string; fromState?: number; toState?: number; userName?: string; reason?: string; operateTime: string }>;
   actions: string[];
 }
@@ -46,6 +46,36 @@ export interface ConsultCounts {
   worklist: number;
   toReview: number;
   notices: number;
+}
+
+/** A chat line of the video room as kept with the consultation (a `chat` event of the room). */
+export interface ChatLine {
+  id: number;
+  userId: number;
+  state: { text: string; name: string };
+  at: string;
+}
+
+/** Events come 1000 at a time (server/routes/video.ts). */
+const EVENTS_PAGE = 1000;
+
+/**
+ * The video room's chat, oldest first: the room's events of kind chat, read as the
+ * room's events are (whoever may enter the room; refused otherwise, quietly).
+ */
+export async function consultationChat(id: number): Promise<ChatLine[]> {
+  const all: ChatLine[] = [];
+  for (;;) {
+    const page = await request<ChatLine[]>(`${CONSULT_API}/video/room/${id}/events`, { query: { kind: 'chat', after: all.at(-1)?.id ?? 0 }, quiet: true });
+    all.push(...page);
+    if (page.length < EVENTS_PAGE) return all;
+  }
+}
+
+/** Whether a workflow action carries a form (the table names its entity schema: the edit of a revoked application). */
+export function actionForm(name: string): string | undefined {
+  const workflow = workflowOf(name);
+  return workflow ? WORKFLOWS[workflow].actions[name].form : undefined;
 }
 
 export const consultationDetail = (id: number) => request<ConsultationDetail>(`${CONSULT_API}/consultation/detail/${id}`);

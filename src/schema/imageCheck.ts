@@ -8,8 +8,9 @@ export interface ImageLimits {
   /** MIME types accepted ("image/jpeg", "image/png"). */
   types: string[];
   maxBytes: number;
-  width: number;
-  height: number;
+  /** Exact pixel size (a signature); absent: any size (an avatar). */
+  width?: number;
+  height?: number;
 }
 
 /** What is known of a chosen file: type and size at once, pixels once it is decoded. */
@@ -29,6 +30,7 @@ export type ImageProblem =
 export function imageProblem(facts: ImageFacts, limits: ImageLimits): ImageProblem | undefined {
   if (!limits.types.includes(facts.type)) return { key: 'badType' };
   if (facts.bytes > limits.maxBytes) return { key: 'tooLarge' };
+  if (limits.width === undefined || limits.height === undefined) return undefined;
   if (facts.width !== undefined && facts.height !== undefined && (facts.width !== limits.width || facts.height !== limits.height)) {
     return { key: 'badSize', actualWidth: facts.width, actualHeight: facts.height };
   }
@@ -51,9 +53,11 @@ export function sizeText(bytes: number): string {
 
 /** Is `value` a usable set of limits (a view's props are JSON nobody type-checked)? */
 export function isImageLimits<T extends Partial<ImageLimits>>(value: T): value is T & ImageLimits {
-  return (
-    Array.isArray(value.types) &&
-    value.types.length > 0 &&
-    [value.maxBytes, value.width, value.height].every((n) => typeof n === 'number' && Number.isInteger(n) && n > 0)
-  );
+  const positive = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n > 0;
+  // Pixels: both exact, or neither (any size).
+  const pixels = value.width === undefined && value.height === undefined ? true : positive(value.width) && positive(value.height);
+  return Array.isArray(value.types) && value.types.length > 0 && positive(value.maxBytes) && pixels;
 }
+
+/** Whether the limits ask for an exact pixel size. */
+export const exactPixels = (limits: ImageLimits): limits is ImageLimits & { width: number; height: number } => limits.width !== undefined && limits.height !== undefined;

@@ -140,8 +140,10 @@ function control(ctx: Ctx, f: FieldInfo, h: FieldHint): Control {
   // An attachment (file ids of the file service): the upload control (./toUpload).
   const upload = uploadControl(f, h);
   if (upload) return upload;
-  if (h.options) return { component: 'RemoteSelect', props: { source: h.options, ...multiple } };
-  if (code) return { component: 'Select', props: multiple, options };
+  // A list with a limit offers no more than it takes (the consultation's exams: at most 20).
+  const choose = multiple && f.maxItems !== undefined ? { ...multiple, maxCount: f.maxItems } : multiple;
+  if (h.options) return { component: 'RemoteSelect', props: { source: h.options, ...choose } };
+  if (code) return { component: 'Select', props: choose, options };
   if (f.type === 'boolean') return { component: 'Switch' };
   // An amount is CNY whatever the language (spec section 3: price in CNY).
   if (h.money) return { component: 'Money' };

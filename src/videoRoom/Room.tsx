@@ -132,17 +132,10 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
         presenting(m.presenterId);
       });
       socket.on('request', (m) => setAsking((list) => (list.some((u) => u.id === m.user.id) ? list : [...list, m.user])));
-      socket.on('chat', (m) =>
-        setChat((list) => [
-          ...list,
-          {
-            id: list.length,
-            name: m.user.name,
-            text: m.text,
-            mine: m.user.id === state.me?.id,
-          },
-        ]),
-      );
+      // The recent chat (kept with the consultation: a late joiner reads what was said), then each new line.
+      const mine = (userId: number) => userId === state.me?.id;
+      setChat(((welcome.chat ?? []) as Array<{ id: number; userId: number; name: string; text: string }>).map((l) => ({ id: l.id, name: l.name, text: l.text, mine: mine(l.userId) })));
+      socket.on('chat', (m) => setChat((list) => (list.some((l) => l.id === m.id) ? list : [...list, { id: m.id, name: m.user.name, text: m.text, mine: mine(m.user.id) }])));
       socket.on('closed', () => !gone && setPhase({ kind: 'refused', code: 'UAA005' }));
       // The viewer opens on the consultation's studies; a late joiner goes where the presenter is.
       state.target = welcome.view;

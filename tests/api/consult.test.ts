@@ -4,11 +4,14 @@
  *   hospital's experts; the application is created and sent for review, the log says
  *   so; the rules: start after now, end not before start, at least one expert, a topic,
  *   a birth date, at most 20 exams, exams of another hospital unknown (RIS101), a
- *   closed expert refused (UCENTER301) — each a 4xx with its code, nothing stored
+ *   closed expert refused (UCENTER301), an exam without images (PACS100) — each a 4xx
+ *   with its code, nothing stored
  * - review: the reviewer of the central hospital rejects (reason at most 200) or
  *   approves; a second review is CONSULT301; the applicant revokes before review
- *   (reason 2-100), CONSULT302 once revoked, CONSULT303 after approval; edits the
- *   revoked application and sends it again
+ *   (reason 2-100), CONSULT302 once revoked, CONSULT303 after approval; the applicant
+ *   alone edits the revoked application's meeting and patient (the action edit, its
+ *   form held to the application's rules), which sends it back to review (CONSULT304
+ *   under review, CONSULT301 once reviewed); an exam without images is refused (PACS100)
  * - experts are notified in the app and by SMS (sms_outbox) when invited, when it
  *   starts and when the report is approved; the invited expert joins
  *   (canJoinConsultation), writes the report, the reviewer rejects it then approves
@@ -17,15 +20,20 @@
  *   consult right (UAA103); the material downloads for the invited expert, not others;
  *   the consultation's exam images are the invited expert's to read (viewer, DICOMweb)
  *   once it is approved, never before, and never hospital B's doctor's
- * - experts: the table resource (labels at most 5 unique; a mobile once: UCENTER009)
+ * - experts: the table resource (labels at most 5 unique; a mobile once: UCENTER009); the
+ *   avatar through the file service (png or jpg under 5 MB: UCENTER703 / UCENTER704
+ *   otherwise, by the server), on the list, the detail and the consultation's experts
+ * - the wizard's exams: the hospital's with images
  * - four applications sent at once each get their own number (no unique-key failure)
  */
+import { translate } from '../../locales';
 import { hashPassword } from '../../server/identity/passwords';
-import { canJoinConsultation } from '../../server/consult/domain';
+import { canJoinConsultation, IMAGES_OF_EXAM } from '../../server/consult/domain';
 import { resolveSession } from '../../server/identity/sessions';
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
+import { signaturePng } from '../support/images';
 
 const C = '/api/consult/v1';
 const F = '/api/file/v1';
@@ -48,6 +56,7 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
   let clerk: string;
   let examsA: number[];
   let examB: number;
+  let bareA: number;
   let central: number;
   let experts: Record<string, number>;
 
@@ -81,7 +90,9 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     p = await startTestPlatform(kind);
     const orgs = Object.fromEntries((await p.db.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
     central = orgs.CENTRAL;
-    examsA = (await p.db.query<{ id: number }>('SELECT id FROM exam WHERE hospital_id = $1 ORDER BY id LIMIT 2', [orgs.HOSP_A])).rows.map((r) => r.id);
+    // Exams with images (the demo archive's): only those may be consulted on.
+    examsA = (await p.db.query<{ id: number }>(`SELECT id FROM exam e WHERE hospital_id = $1 AND EXISTS (${IMAGES_OF_EXAM}) ORDER BY id LIMIT 2`, [orgs.HOSP_A])).rows.map((r) => r.id);
+    bareA = (await p.db.query<{ id: number }>(`SELECT id FROM exam e WHERE hospital_id = $1 AND NOT EXISTS (${IMAGES_OF_EXAM}) ORDER BY id LIMIT 1`, [orgs.HOSP_A])).rows[0].id;
     examB = (await p.db.query<{ id: number }>('SELECT id FROM exam WHERE hospital_id = $1 ORDER BY id LIMIT 1', [orgs.HOSP_B])).rows[0].id;
     experts = Object.fromEntries((await p.db.query<{ mobile: string; id: number }>('SELECT mobile, id FROM expert')).rows.map((r) => [r.mobile, r.id]));
     // A doctor of hospital B: the demo radiologist's role (own-hospital data) in another hospital.
@@ -116,6 +127,8 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
       [{ birthDate: undefined }, 400, 'UAA421'],
       [{ examIds: Array.from({ length: 20 }, (_, i) => 1_000_000 + i) }, 400, 'UAA421'],
       [{ examIds: [examB] }, 404, 'RIS101'],
+      // An exam without images: the experts would have nothing to read.
+      [{ examIds: [bareA] }, 404, 'PACS100', 'examIds'],
       [{ expertIds: [experts['13900000107']] }, 404, 'UCENTER301'],
     ];
     for (const [over, code, status, field] of refused) {
@@ -145,12 +158,38 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect((await act('revoke', docA, { id: b, version: await version(b), reason: '患者要求改期' })).code).toBe(200);
     expect((await act('revoke', docA, { id: b, version: await version(b), reason: '患者要求改期' })).body.status).toBe('CONSULT302');
     expect((await act('approve', reviewer, { id: b, version: await version(b) })).body.status).toBe('CONSULT302');
-    // After a revoke the applicant edits the meeting and patient, and it is reviewed again.
-    const edited = await call('POST', `${C}/consultation/save`, docA, application({ id: b, topic: '改期后的会诊', patientName: '张三丰', startTime: hours(5), endTime: hours(6) }));
-    expect(edited.code).toBe(200);
+    // After a revoke the applicant edits the meeting and patient (the declared action edit), and it goes back to review.
+    const form = { patientName: '张三丰', sex: 1, birthDate: '1960-05-02', topic: '改期后的会诊', clinicalQuestion: '右肺结节性质？', startTime: hours(5), endTime: hours(6) };
+    const detailOf = async (token: string) => (await call('GET', `${C}/consultation/detail/${b}`, token)).body.data;
+    expect((await detailOf(docA)).actions).toEqual(['edit']);
+    expect((await detailOf(reviewer)).actions).toEqual([]);
+    // Sending it again unedited is no way round the edit.
+    expect((await act('submit', docA, { id: b, version: await version(b) })).body.status).toBe('CONSULT304');
+    // Only its applicant (the manager reads it but did not apply; hospital B's doctor does not even read it).
+    expect((await act('edit', reviewer, { id: b, version: await version(b), form })).body.status).toBe('UAA103');
+    expect((await act('edit', docB, { id: b, version: await version(b), form })).body.status).toBe('CONSULT002');
+    // The form: whole, held to the application's rules; exams and experts are not the edit's.
+    expect((await act('edit', docA, { id: b, version: await version(b) })).body).toMatchObject({ status: 'UAA421', field: 'form' });
+    const past = (await act('edit', docA, { id: b, version: await version(b), form: { ...form, startTime: hours(-1) } })).body;
+    expect(past).toMatchObject({ status: 'UAA421', field: 'startTime' });
+    // Worded with the field's title, as the wizard's form says it.
+    expect(past.detail).toContain(translate('zh-CN', 'entity.consultationApply.field.startTime'));
+    expect((await act('edit', docA, { id: b, version: await version(b), form: { ...form, endTime: hours(4) } })).body).toMatchObject({ status: 'UAA421', field: 'endTime' });
+    expect((await act('edit', docA, { id: b, version: await version(b), form: { ...form, topic: '' } })).body.status).toBe('UAA421');
+    expect((await act('edit', docA, { id: b, version: (await version(b)) - 1, form })).body.status).toBe('CONSULT305');
+    expect(await state(b)).toEqual({ status: 4, report_status: -1 });
+    expect(await logActions(b)).toEqual(['create', 'submit', 'revoke']);
+    // Exams are not the edit's: a field beyond its form is dropped, the exams stay.
+    expect((await act('edit', docA, { id: b, version: await version(b), form: { ...form, examIds: [examB] } })).code).toBe(200);
     expect(await state(b)).toEqual({ status: 2, report_status: -1 });
-    expect((await p.db.query('SELECT topic, patient_name FROM consultation WHERE id = $1', [b])).rows[0]).toEqual({ topic: '改期后的会诊', patient_name: '张三丰' });
-    expect(await logActions(b)).toEqual(['create', 'submit', 'revoke', 'edit', 'submit']);
+    const stored = (await p.db.query(`SELECT topic, title, patient_name, to_char(birth_date, 'YYYY-MM-DD') AS birth, clinical_diagnosis, exam_ids FROM consultation WHERE id = $1`, [b])).rows[0];
+    expect(stored).toEqual({ topic: '改期后的会诊', title: '改期后的会诊', patient_name: '张三丰', birth: '1960-05-02', clinical_diagnosis: null, exam_ids: examsA });
+    const edits = (await p.db.query('SELECT action, from_state, to_state, user_name FROM consultation_log WHERE consultation_id = $1 ORDER BY id', [b])).rows;
+    expect(edits.map((r) => r.action)).toEqual(['create', 'submit', 'revoke', 'edit']);
+    expect(edits[3]).toMatchObject({ from_state: 4, to_state: 2 });
+    // Under review again: no second edit; the rejected one (a) is no edit's either.
+    expect((await act('edit', docA, { id: b, version: await version(b), form })).body.status).toBe('CONSULT304');
+    expect((await act('edit', docA, { id, version: await version(id), form })).body.status).toBe('CONSULT301');
     // Approved: no revoke any more.
     expect((await act('approve', reviewer, { id: b, version: await version(b) })).code).toBe(200);
     expect((await act('revoke', docA, { id: b, version: await version(b), reason: '患者要求改期' })).body.status).toBe('CONSULT303');
@@ -169,6 +208,12 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
         [examsA[0], examsA],
       )
     ).rows[0].id;
+    // Its images (an exam without any is refused).
+    const studyUid = `2.25.${Date.now()}`;
+    await p.db.query(
+      `INSERT INTO dicom_study (hospital_id, study_uid, exam_id, instance_count, series_count) SELECT hospital_id, $1, id, 1, 1 FROM exam WHERE id = $2`,
+      [studyUid, fresh],
+    );
     const id = (await call('POST', `${C}/consultation/save`, docA, application({ examIds: [fresh], expertIds: [experts['13800000006'], experts['13900000106']] }))).body.data.id as number;
     // Lists: the applicant's applications, the reviewer's worklist; the expert sees nothing before the review? (invited already: yes, in the worklist)
     const applied = await call('POST', `${C}/consultation/list/applied`, docA, {});
@@ -179,11 +224,6 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect(row.actions).not.toContain('revoke');
 
     // The consultation's images: not shared with the invited expert (of the central hospital) before the review.
-    const studyUid = `2.25.${Date.now()}`;
-    await p.db.query(
-      `INSERT INTO dicom_study (hospital_id, study_uid, exam_id, instance_count, series_count) SELECT hospital_id, $1, id, 1, 1 FROM exam WHERE id = $2`,
-      [studyUid, fresh],
-    );
     const images = (token: string) => call('POST', '/api/pacs/v1/study/viewer', token, { examIds: [fresh] });
     expect((await images(expert)).body.status).toBe('PACS100');
 
@@ -206,7 +246,11 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect(await canJoinConsultation(p.db, docBSession!, id)).toBe(false);
     const room = await call('GET', `${C}/consultation/${id}`, expert);
     expect(room.body.data).toMatchObject({ id, state: 5, participants: { expertIds: [experts['13800000006'], experts['13900000106']] } });
-    expect((await call('POST', `${C}/consultation/bindMeeting`, docA, { id, meetingId: 'room-42' })).code).toBe(200);
+    // Starting the video room binds its meeting id (logged once, however often it is started).
+    const started = await call('POST', `${C}/video/room`, docA, { consultationId: id });
+    expect(started.code).toBe(200);
+    expect((await call('POST', `${C}/video/room`, expert, { consultationId: id })).body.status).toBe('UAA103');
+    expect((await call('POST', `${C}/video/room`, docA, { consultationId: id })).body.data.meetingId).toBe(started.body.data.meetingId);
 
     // The report is written only once the consultation runs.
     expect((await act('saveReport', expert, { id, version: await version(id), findings: '右肺上叶结节', opinion: '建议随访' })).body.status).toBe('CONSULT304');
@@ -235,7 +279,7 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect(log.body.data.total).toBe(11);
 
     const detail = await call('GET', `${C}/consultation/detail/${id}`, expert);
-    expect(detail.body.data).toMatchObject({ status: 7, reportStatus: 4, meetingId: 'room-42', reportReviewerName: '林主任' });
+    expect(detail.body.data).toMatchObject({ status: 7, reportStatus: 4, meetingId: started.body.data.meetingId, reportReviewerName: '林主任' });
     expect(detail.body.data.exams.map((e: { id: number }) => e.id)).toEqual([examsA[0], fresh]);
     expect(detail.body.data.materials).toEqual([expect.objectContaining({ fileId: pdfId, type: 1, mime: 'application/pdf' })]);
     // The invited expert reads the material (outside hospital A's data); hospital B's doctor does not.
@@ -244,6 +288,60 @@ describe.each(dbKinds)('tele-consultation on %s', (kind) => {
     expect(file.headers['content-type']).toContain('application/pdf');
     expect(file.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     expect((await call('GET', `${C}/consultation/${id}/material/${pdfId}`, docB)).body.status).toBe('CONSULT002');
+  });
+
+  test("an expert's avatar: png or jpg under 5 MB through the file service, refused otherwise by the server; shown on the list and the detail", async () => {
+    const x = experts['13800000006'];
+    const upload = (token: string, body: Buffer, name = 'a.png') =>
+      p.app
+        .inject({ method: 'POST', url: `${F}/upload?purpose=expertAvatar&ownerId=${x}&name=${name}`, headers: authed(token, { 'content-type': 'application/octet-stream' }), payload: body })
+        .then((r) => ({ code: r.statusCode, body: r.json() }));
+    const kept = async () => (await p.db.query<{ n: number }>("SELECT count(*)::int AS n FROM stored_file WHERE purpose = 'expertAvatar' AND owner_id = $1", [x])).rows[0].n;
+    const before = await kept();
+    // Whoever may not edit experts uploads none (hospital A's doctor may upload exam materials, not this).
+    expect((await upload(docA, signaturePng(64, 64))).body.status).toBe('UAA103');
+    // Another type, whatever the name or the declared type says: a GIF, a PDF.
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(200)]);
+    expect(await upload(reviewer, gif, 'a.png')).toMatchObject({ code: 400, body: { status: 'UCENTER703' } });
+    expect((await upload(reviewer, pdf(), 'a.jpg')).body.status).toBe('UCENTER703');
+    // 5 MB and more: refused when the upload starts.
+    const big = await call('POST', `${F}/upload/init`, reviewer, { purpose: 'expertAvatar', ownerId: x, name: 'big.jpg', size: 5 * 1024 * 1024 + 1 });
+    expect(big).toMatchObject({ code: 413, body: { status: 'UCENTER704' } });
+    expect((await call('GET', `${F}/policy/expertAvatar`, docA)).body.data).toMatchObject({ types: ['image/jpeg', 'image/png'], maxBytes: 5 * 1024 * 1024 });
+    expect(await kept()).toBe(before);
+
+    const png = signaturePng(96, 96);
+    const first = await upload(reviewer, png);
+    expect(first.code).toBe(200);
+    const listed = async () => (await call('POST', `${C}/expert/list`, reviewer, { filters: { mobile: '13800000006' } })).body.data.list[0].avatar as string;
+    expect(await listed()).toBe(`${C}/expert/avatar/${x}?v=${first.body.data.id}`);
+    // Read by whoever takes part in consultations (the applicant choosing experts); not by a clerk.
+    const read = await p.app.inject({ method: 'GET', url: await listed(), headers: authed(docA) });
+    expect(read.statusCode).toBe(200);
+    expect(read.headers['content-type']).toContain('image/png');
+    expect(Buffer.compare(read.rawPayload, png)).toBe(0);
+    expect((await call('GET', `${C}/expert/avatar/${x}`, clerk)).body.status).toBe('UAA103');
+    // A new one replaces it; the expert's save (the form) leaves it as it is.
+    const second = await upload(reviewer, signaturePng(80, 80));
+    expect(await listed()).toBe(`${C}/expert/avatar/${x}?v=${second.body.data.id}`);
+    expect(await kept()).toBe(before + 1);
+    const record = (await call('GET', `${C}/expert/detail/${x}`, reviewer)).body.data;
+    const { avatar: _shown, ...form } = record;
+    expect((await call('POST', `${C}/expert/save`, reviewer, { ...form, specialty: '胸部影像' })).code).toBe(200);
+    expect(await listed()).toBe(`${C}/expert/avatar/${x}?v=${second.body.data.id}`);
+    // The consultation's detail shows it beside the expert.
+    const id = (await call('POST', `${C}/consultation/save`, docA, application())).body.data.id as number;
+    const shown = (await call('GET', `${C}/consultation/detail/${id}`, docA)).body.data.experts;
+    expect(shown).toEqual([expect.objectContaining({ id: x, avatar: await listed() })]);
+  });
+
+  test('the exams offered to an application: the hospital\'s with images', async () => {
+    const offered = (await call('GET', `${C}/consultExam/options`, docA)).body.data.map((o: { value: number }) => o.value);
+    expect(offered).toEqual(expect.arrayContaining(examsA));
+    expect(offered).not.toContain(bareA);
+    expect(offered).not.toContain(examB);
+    const imaged = await p.db.query<{ id: number }>(`SELECT e.id FROM exam e WHERE e.id = ANY($1::int[]) AND EXISTS (${IMAGES_OF_EXAM})`, [offered]);
+    expect(imaged.rows).toHaveLength(offered.length);
   });
 
   test('applications sent at once all get their own number', async () => {

@@ -6,7 +6,8 @@
  *   enter; the socket refuses a bad token (UAA005), a user without the right (UAA103)
  *   and a join that names no client app (UAA008)
  * - two participants join; the first presents; a signal reaches only its addressee, chat
- *   everyone; the presenter's view state reaches the follower and is stored, a
+ *   everyone and is kept with the consultation (the events, a late joiner's welcome);
+ *   the presenter's view state reaches the follower and is stored, a
  *   follower's is dropped; the viewer is handed over on request; annotations are kept
  * - a message sent right behind the join waits for it (it was dropped while the join's
  *   NOTIFY was in flight)
@@ -55,7 +56,21 @@ class Client {
   }
   async join(token: string, consultationId: number) {
     this.send({ type: 'join', appId: APP_ID, token, consultationId });
-    return this.next((m) => m.type === 'welcome' || m.type === 'error');
+    const answer = await this.next((m) => m.type === 'welcome' || m.type === 'error');
+    if (answer.type === 'welcome') await this.ready();
+    return answer;
+  }
+  /**
+   * Waits until the hub handles this socket's messages: the welcome goes out before its
+   * join has finished (on PostgreSQL the join's NOTIFY comes after it), and a message
+   * sent in between is not handled (server/video/hub.ts). A ping is answered once it
+   * has: asked again until one is (a state waited for, polled).
+   */
+  async ready() {
+    for (let t = 1; !this.heard.some((m) => m.type === 'pong'); t++) {
+      this.send({ type: 'ping', t });
+      await Promise.race([this.next((m) => m.type === 'pong'), new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
   }
 }
 
@@ -114,7 +129,7 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     expect((await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId: pending } })).json().status).toBe('CONSULT002');
     // No party (the radiologist), or an unknown consultation: the same answer.
     for (const [token, id] of [[doctor, consultationId], [expert, consultationId + 1]] as const) {
-      for (const suffix of ['', '/events', '/annotations']) {
+      for (const suffix of ['', '/events', '/events?kind=chat', '/annotations']) {
         const r = await p.app.inject({ method: 'GET', url: `${C}/video/room/${id}${suffix}`, headers: authed(token) });
         expect([r.statusCode, r.json().status]).toEqual([404, 'CONSULT002']);
       }
@@ -150,7 +165,10 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     a.send({ type: 'signal', to: wb.peerId, data: { sdp: 'offer' } });
     expect((await b.next((m) => m.type === 'signal')).data).toEqual({ sdp: 'offer' });
     b.send({ type: 'chat', text: '  请看第 12 层  ' });
-    expect((await a.next((m) => m.type === 'chat')).text).toBe('请看第 12 层');
+    const heardChat = await a.next((m) => m.type === 'chat');
+    expect(heardChat).toMatchObject({ text: '请看第 12 层', user: { id: wb.user.id } });
+    // An empty line is neither passed on nor kept.
+    b.send({ type: 'chat', text: '   ' });
 
     const view = { studyUid: '1.2.3.4', seriesUid: '1.2.3.4.1', index: 11, voi: { lower: -160, upper: 240 }, zoom: 1.5, pan: [3, -4] };
     a.send({ type: 'view', state: view });
@@ -171,15 +189,21 @@ describe.each(dbKinds)('video room on %s', (kind) => {
 
     const events = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/events`, headers: authed(expert) });
     const list = events.json().data as Array<{ id: number; kind: string; userId: number; state: Record<string, unknown> }>;
-    expect(list.map((e) => [e.kind, e.state.index ?? e.state.presenterId ?? 'notes'])).toEqual([
+    expect(list.map((e) => [e.kind, e.state.index ?? e.state.presenterId ?? e.state.text ?? 'notes'])).toEqual([
       ['presenter', adminId],
+      // The chat is kept with the consultation, in order among the viewer's events, with who said it.
+      ['chat', '请看第 12 层'],
       ['view', 11],
       ['view', 12],
       ['presenter', wb.user.id],
       ['annotations', 'notes'],
     ]);
-    const after = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/events?after=${list[2].id}`, headers: authed(expert) });
+    expect(list[1]).toMatchObject({ id: heardChat.id, userId: wb.user.id, state: { text: '请看第 12 层', name: wb.user.name } });
+    const after = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/events?after=${list[3].id}`, headers: authed(expert) });
     expect(after.json().data).toHaveLength(2);
+    // Only the chat (the consultation's detail reads it so), for whoever may enter the room.
+    const chat = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/events?kind=chat`, headers: authed(admin) });
+    expect(chat.json().data.map((e: { id: number }) => e.id)).toEqual([heardChat.id]);
     const saved = await p.app.inject({ method: 'GET', url: `${C}/video/room/${consultationId}/annotations`, headers: authed(admin) });
     expect(saved.json().data).toMatchObject({ annotations: notes, savedBy: wb.user.id });
 
@@ -187,6 +211,8 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     const c = await open();
     const wc = await c.join(admin, consultationId);
     expect(wc).toMatchObject({ presenterId: wb.user.id, view: { ...view, index: 12 }, annotations: notes });
+    // ...and the recent chat, oldest first.
+    expect(wc.chat).toEqual([{ id: heardChat.id, userId: wb.user.id, name: wb.user.name, text: '请看第 12 层', at: heardChat.at }]);
     // The leaving peer is announced.
     c.ws.close();
     expect((await a.next((m) => m.type === 'leave')).peerId).toBe(wc.peerId);

@@ -9,7 +9,8 @@
  *   presenter scrolls, the expert's viewer shows the same image; a window preset too
  * - the expert asks for the viewer, the presenter hands it over, and then the expert's
  *   scrolling drives the administrator's viewer
- * - chat reaches the other side; the session's events are stored in order for the replay
+ * - chat reaches the other side; the session's events are stored in order for the replay,
+ *   the chat among them, and a late joiner's room shows the chat said before
  * - a browser with no camera is told so in its language (the spec's webcam error), and
  *   still joins
  * Screenshots: tests/.artifacts/video-room-*.png.
@@ -203,6 +204,8 @@ describe('the video consultation room in two Chromium instances', () => {
     const views = list.filter((e) => e.kind === 'view');
     expect(views.every((e) => e.state.studyUid === studyUid)).toBe(true);
     expect(views[views.length - 1].state.index).toBe(at);
+    // The chat is kept with the consultation, among the events.
+    expect(list.filter((e) => e.kind === 'chat').map((e) => (e.state as { text?: string }).text)).toEqual(['请看第 9 层']);
   }, 120_000);
 
   test('without a camera, the spec’s webcam error in the user’s language; the room still opens', async () => {
@@ -217,6 +220,8 @@ describe('the video consultation room in two Chromium instances', () => {
         expect(await alert.getAttribute('data-problem')).toBe('notFound');
         expect(await alert.textContent()).toContain(t('error.webcamNotFound'));
         await bare.page.getByTestId('video-room').waitFor();
+        // A late joiner reads what was said before it came.
+        await bare.page.getByTestId('room-chat-line').filter({ hasText: '请看第 9 层' }).waitFor();
         await bare.shot(`video-room-no-camera-${locale}`);
       } finally {
         await bare.close();

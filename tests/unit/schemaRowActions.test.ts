@@ -25,7 +25,8 @@
  *   report: view images and print); the column is as wide as its links and "more",
  *   narrower than the 13 links it had (690 px)
  * - imageProblem: type, then file size, then exact pixels (the server's order); the
- *   user view's picture limits are usable; every problem has its text
+ *   user view's picture limits are usable, and the expert's avatar (any size); every
+ *   problem has its text
  */
 import { resources } from '../../locales';
 import { policyOf } from '../../server/files/service';
@@ -403,6 +404,19 @@ describe('picture checks', () => {
     expect(imageProblem({ ...png, height: 129 }, limits)).toEqual({ key: 'badSize', actualWidth: 200, actualHeight: 129 });
     // Before decoding only type and size are judged.
     expect(imageProblem({ type: 'image/png', bytes: 10 }, limits)).toBeUndefined();
+  });
+
+  test("the expert view's avatar: the server's policy, JPG or PNG under 5 MB of any size", () => {
+    const p = policyOf('expertAvatar');
+    const avatar: ImageLimits = { types: p.types, maxBytes: p.maxBytes, width: p.pixels?.width, height: p.pixels?.height };
+    expect(isImageLimits(avatar)).toBe(true);
+    expect(avatar).toEqual({ types: ['image/jpeg', 'image/png'], maxBytes: 5 * 1024 * 1024, width: undefined, height: undefined });
+    expect(imageProblem({ type: 'image/png', bytes: 5 * 1024 * 1024, width: 1234, height: 77 }, avatar)).toBeUndefined();
+    expect(imageProblem({ type: 'image/png', bytes: 5 * 1024 * 1024 + 1 }, avatar)).toEqual({ key: 'tooLarge' });
+    expect(imageProblem({ type: 'image/gif', bytes: 10 }, avatar)).toEqual({ key: 'badType' });
+    // Exact pixels are both or neither.
+    expect(isImageLimits({ types: ['image/png'], maxBytes: 1, width: 10 })).toBe(false);
+    expect(resources['zh-CN']['entity.upload.hintAnySize']).toBeDefined();
   });
 
   test.each(['zh-CN', 'en-US', 'ru-RU'])('every problem has its text in %s', (lang) => {

@@ -5,13 +5,17 @@
  * an invited expert, reviewed, printed with the applying hospital's layout) and the
  * operation log. The buttons are the workflow actions the server says the caller may
  * take now (config/workflows/consultation.json, consultationReport.json), with the
- * reason dialogs of the list; "join video" opens the video room (/consultationRoom).
+ * reason dialogs of the list, or the form an action declares (the edit of a revoked
+ * application); "join video" opens the video room (/consultationRoom), and what was
+ * said there (its chat, kept with the consultation) is shown below.
  */
 import { EyeOutlined, PictureOutlined, PrinterOutlined, VideoCameraOutlined } from '@ant-design/icons';
 import { App, Button, Card, Descriptions, Empty, Flex, Input, List, Modal, Result, Space, Spin, Table, Tag, Timeline, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate, useSearchParams } from 'umi';
-import { actionAsRowAction, CONSULT_API, consultationDetail, materialBlob, REPORT_CONTENT_ACTIONS, type ConsultationDetail } from '../../consult/api';
+import { actionAsRowAction, actionForm, CONSULT_API, consultationChat, consultationDetail, materialBlob, REPORT_CONTENT_ACTIONS, type ChatLine, type ConsultationDetail } from '../../consult/api';
+import { EditApplicationDialog } from '../../consult/EditDialog';
+import { AuthImage } from '../../schema/components/AuthImage';
 import { PrintRoot, ReportSheet, SheetDesk } from '../../report/print/ReportSheet';
 import { InputDialog } from '../../schema/InputDialog';
 import { runRowAction } from '../../schema/rowActions';
@@ -33,10 +37,11 @@ export default function ConsultationDetailPage() {
   const [params] = useSearchParams();
   const id = Number(params.get('id'));
   if (!Number.isInteger(id) || id <= 0) return <Result status="warning" title={t('error.CONSULT002')} />;
-  return <Detail key={id} id={id} />;
+  // `edit=1`: the list's "edit application" (a revoked one) opens the edit form at once.
+  return <Detail key={id} id={id} editing={params.get('edit') === '1'} />;
 }
 
-function Detail({ id }: { id: number }) {
+function Detail({ id, editing }: { id: number; editing: boolean }) {
   const { t } = useTranslate();
   const navigate = useNavigate();
   const [data, setData] = useState<ConsultationDetail | null>();
@@ -62,7 +67,7 @@ function Detail({ id }: { id: number }) {
         }
         extra={
           <Space wrap>
-            <ActionButtons data={data} only={(a) => !REPORT_CONTENT_ACTIONS.includes(a) && !a.endsWith('Report')} onDone={reload} />
+            <ActionButtons data={data} only={(a) => !REPORT_CONTENT_ACTIONS.includes(a) && !a.endsWith('Report')} onDone={reload} startEditing={editing} />
             {ROOM_OPEN.has(data.status) && (
               <Button type="primary" icon={<VideoCameraOutlined />} onClick={() => navigate(`/consultationRoom?id=${data.id}`)} data-testid="consult-join-video">
                 {t('entity.consultation.action.joinVideo')}
@@ -123,6 +128,7 @@ function Detail({ id }: { id: number }) {
             renderItem={(x) => (
               <List.Item data-testid="consult-expert">
                 <List.Item.Meta
+                  avatar={x.avatar ? <AuthImage path={x.avatar} alt={x.name} width={40} height={40} testId="consult-expert-avatar" /> : undefined}
                   title={
                     <Space wrap>
                       {x.name}
@@ -144,6 +150,7 @@ function Detail({ id }: { id: number }) {
 
       <Materials data={data} />
       <ReportCard data={data} onDone={reload} />
+      {ROOM_OPEN.has(data.status) && <MeetingChat id={data.id} />}
 
       <Card size="small" title={t('entity.consultation.detail.log')} style={{ marginTop: 12 }} data-testid="consult-log">
         <Timeline
@@ -165,11 +172,26 @@ function Detail({ id }: { id: number }) {
 }
 
 /** The workflow actions the server allows (those `only` keeps), each a button; a reason first where the table declares one. */
-function ActionButtons({ data, only, extra, onDone }: { data: ConsultationDetail; only: (action: string) => boolean; extra?: () => Record<string, unknown>; onDone: () => void }) {
+function ActionButtons({
+  data,
+  only,
+  extra,
+  onDone,
+  startEditing = false,
+}: {
+  data: ConsultationDetail;
+  only: (action: string) => boolean;
+  extra?: () => Record<string, unknown>;
+  onDone: () => void;
+  /** Open the action's form at once (when the server offers the action). */
+  startEditing?: boolean;
+}) {
   const { t } = useTranslate();
   const { message } = App.useApp();
   const view = getView('consultation')!;
   const [asking, setAsking] = useState<RowAction & { input: InputSpec }>();
+  // An action with a form (the edit of a revoked application) asks for it first.
+  const [editing, setEditing] = useState(() => startEditing && data.actions.some((a) => only(a) && actionForm(a)));
   const [busy, setBusy] = useState(false);
   // A refusal was shown by the request wrapper; the page stays as it was.
   const run = async (action: RowAction) => {
@@ -194,13 +216,22 @@ function ActionButtons({ data, only, extra, onDone }: { data: ConsultationDetail
             key={name}
             loading={busy}
             danger={name.startsWith('reject') || name === 'revoke'}
-            onClick={() => (action.input ? setAsking(action as RowAction & { input: InputSpec }) : void run(action))}
+            onClick={() => (actionForm(name) ? setEditing(true) : action.input ? setAsking(action as RowAction & { input: InputSpec }) : void run(action))}
             data-testid={`consult-action-${name}`}
           >
             {t(`entity.consultation.action.${name}`)}
           </Button>
         );
       })}
+      {editing && (
+        <EditApplicationDialog
+          data={data}
+          onClose={(changed) => {
+            setEditing(false);
+            if (changed) onDone();
+          }}
+        />
+      )}
       {asking && (
         <InputDialog
           view={view}
@@ -213,6 +244,48 @@ function ActionButtons({ data, only, extra, onDone }: { data: ConsultationDetail
         />
       )}
     </>
+  );
+}
+
+/**
+ * What was said in the video room, kept with the consultation (the room's chat events),
+ * for whoever may enter the room; nothing shows for anyone else (the server refuses them).
+ */
+function MeetingChat({ id }: { id: number }) {
+  const { t } = useTranslate();
+  const [lines, setLines] = useState<ChatLine[]>();
+  useEffect(() => {
+    let live = true;
+    consultationChat(id).then(
+      (list) => live && setLines(list),
+      () => live && setLines(undefined),
+    );
+    return () => {
+      live = false;
+    };
+  }, [id]);
+  if (!lines) return null;
+  return (
+    <Card size="small" title={t('entity.consultation.detail.chat')} style={{ marginTop: 12 }} data-testid="consult-chat">
+      {lines.length === 0 ? (
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('entity.videoRoom.chatEmpty')} />
+      ) : (
+        <List
+          size="small"
+          dataSource={lines}
+          rowKey="id"
+          renderItem={(l) => (
+            <List.Item data-testid="consult-chat-line">
+              <Space align="start">
+                <Typography.Text type="secondary">{formatTime(l.at, '{m}-{d} {h}:{i}')}</Typography.Text>
+                <Typography.Text strong>{l.state.name}</Typography.Text>
+                <Typography.Text>{l.state.text}</Typography.Text>
+              </Space>
+            </List.Item>
+          )}
+        />
+      )}
+    </Card>
   );
 }
 

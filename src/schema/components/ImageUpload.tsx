@@ -1,5 +1,5 @@
 /**
- * A picture the API keeps beside a record (a user's signature), for a view's virtual
+ * A picture the API keeps beside a record (a user's signature, an expert's avatar), for a view's virtual
  * field: props `path` (GET shows it; `{id}` and other placeholders come from the
  * form's values), `purpose` (the file service's purpose it is uploaded as, owned by
  * the record's id: /api/file/v1, whose policy gives the limits: types, size, pixels)
@@ -16,7 +16,7 @@ import { App, Button, Progress, Spin, Typography, Upload, theme } from 'antd';
 import { useEffect, useState } from 'react';
 import { filePolicy, uploadFile } from '../../services/files';
 import { request, RequestError } from '../../services/request';
-import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '../imageCheck';
+import { exactPixels, imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '../imageCheck';
 import { fillPath } from '../pathTemplate';
 import { useTranslate } from '../useTranslate';
 
@@ -98,15 +98,20 @@ function readPixels(file: Blob): Promise<{ width: number; height: number }> {
   });
 }
 
+/** The frame of a picture of any size (an avatar): the picture fits in it. */
+const ANY_SIZE_FRAME = 128;
+
 /** The picture in a frame of the expected size (or what stands in for it). */
 function Frame({ limits, url, loading, failed, alt }: { limits: ImageLimits; url?: string; loading: boolean; failed: boolean; alt: string }) {
   const { t } = useTranslate();
   const { token } = theme.useToken();
+  const width = limits.width ?? ANY_SIZE_FRAME;
+  const height = limits.height ?? ANY_SIZE_FRAME;
   return (
     <div
       style={{
-        width: limits.width + 2,
-        height: limits.height + 2,
+        width: width + 2,
+        height: height + 2,
         flex: 'none',
         display: 'flex',
         alignItems: 'center',
@@ -119,7 +124,7 @@ function Frame({ limits, url, loading, failed, alt }: { limits: ImageLimits; url
       {loading ? (
         <Spin size="small" />
       ) : url ? (
-        <img src={url} alt={alt} width={limits.width} height={limits.height} data-testid="image-upload-picture" style={{ display: 'block' }} />
+        <img src={url} alt={alt} width={width} height={height} data-testid="image-upload-picture" style={{ display: 'block', objectFit: 'contain' }} />
       ) : (
         <Typography.Text type={failed ? 'danger' : 'secondary'} style={{ padding: 8, textAlign: 'center' }}>
           {t(failed ? 'entity.upload.loadFailed' : 'entity.upload.none')}
@@ -157,7 +162,7 @@ const ImageUploadInput = observer((props: ImageUploadProps) => {
   const pick = async (file: File) => {
     setError(undefined);
     let problem = imageProblem({ type: file.type, bytes: file.size }, limits);
-    if (!problem) {
+    if (!problem && exactPixels(limits)) {
       try {
         problem = imageProblem({ type: file.type, bytes: file.size, ...(await readPixels(file)) }, limits);
       } catch {
@@ -205,7 +210,7 @@ const ImageUploadInput = observer((props: ImageUploadProps) => {
           </Upload>
         </div>
         {busy && <Progress percent={percent} size="small" data-testid="image-upload-progress" />}
-        <Typography.Text type="secondary">{t('entity.upload.hint', { types, size, width: limits.width, height: limits.height })}</Typography.Text>
+        <Typography.Text type="secondary">{t(exactPixels(limits) ? 'entity.upload.hint' : 'entity.upload.hintAnySize', { types, size, width: limits.width, height: limits.height })}</Typography.Text>
         {error && (
           <Typography.Text type="danger" data-testid="image-upload-error">
             {error}

@@ -161,6 +161,10 @@ export interface Action {
    */
   input?: ('doctorIds' | 'hospitalId' | 'confirm')[];
   /**
+   * The call carries `form`, a record of this schema (an entity or one of its definitions: the fields the client asks in a form first; the adapter's effects write them), e.g. the edit of a revoked consultation.
+   */
+  form?: string;
+  /**
    * What the action does to the caller's lock on the entity: take it (or renew it), release it, or leave it alone.
    */
   lock?: 'take' | 'release' | 'keep';

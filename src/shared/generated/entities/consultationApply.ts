@@ -150,13 +150,9 @@ export type Attachments =
     ];
 
 /**
- * What the consultation application wizard asks, step by step (views/consultationApply.json): the exam and its patient, the clinical question, the materials (files kept by the file service, owned by the exam), the consulting hospital, experts and time. The consultation it becomes is entities/consultation.json, saved by POST /api/consult/v1/consultation/save (server/consult/domain.ts), which also judges what depends on the clock and the caller: start after now, end not before start, exams and experts the caller may choose.
+ * What the consultation application wizard asks, step by step (views/consultationApply.json): the exam and its patient, the clinical question, the materials (files kept by the file service, owned by the exam), the consulting hospital, experts and time. The consultation it becomes is entities/consultation.json, saved by POST /api/consult/v1/consultation/save (server/consult/domain.ts), which also judges what depends on the clock and the caller: start after now, end not before start, exams (with images) and experts the caller may choose. A revoked application is edited by the workflow action `edit` (its form: #/definitions/edit).
  */
 export interface ConsultationApply {
-  /**
-   * Present when the applicant edits a revoked application.
-   */
-  id?: number;
   /**
    * The exam the consultation is about: its images and report go with it; the materials are attached to it.
    */

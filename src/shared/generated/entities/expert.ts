@@ -22,7 +22,7 @@ export type Labels =
 export type CodesExpertStateJson = 1 | 0;
 
 /**
- * A doctor who can be invited to consultations. Labels: at most 5, no duplicates; the avatar is a png or jpg under 5 MB (checked when uploaded; this holds where it is stored). A closed expert is not offered for new consultations. A mobile is one expert (UCENTER009).
+ * A doctor who can be invited to consultations. Labels: at most 5, no duplicates; the avatar is a png or jpg under 5 MB, uploaded through the file service (purpose expertAvatar). A closed expert is not offered for new consultations. A mobile is one expert (UCENTER009).
  */
 export interface Expert {
   id?: number;
@@ -52,7 +52,7 @@ export interface Expert {
    */
   expertise?: string;
   /**
-   * Where a stored file is: a storage path or URL as the file service returned it (relative paths allowed, so not format uri).
+   * Where the avatar is read: set when one is uploaded through the file service (purpose expertAvatar: png or jpg under 5 MB, refused otherwise with UCENTER703 / UCENTER704), cleared when it is deleted; never written by the expert's save.
    */
   avatar?: string;
   state: CodesExpertStateJson & number;
