@@ -15,7 +15,16 @@ export interface RemotePeer {
   pc: RTCPeerConnection;
 }
 
-export class Mesh {
+/** How the room's media goes: this mesh, or Janus (./sfu.ts). The screen reads the remote peers and shares a screen through it. */
+export interface RoomMedia {
+  list(): RemotePeer[];
+  subscribe(fn: () => void): () => void;
+  /** Sends `track` instead of the camera (a shared screen), or the camera again (undefined). */
+  replaceVideo(track: MediaStreamTrack | undefined): Promise<void>;
+  close(): void;
+}
+
+export class Mesh implements RoomMedia {
   private peers = new Map<string, RemotePeer & { makingOffer: boolean; ignoreOffer: boolean; polite: boolean }>();
   private listeners = new Set<() => void>();
   private unsubscribe: Array<() => void> = [];
