@@ -9,6 +9,7 @@
  * - a publish offer (SDP written here) comes back as Janus's own answer
  * - the cap: JANUS_ROOM_MAX participants, the next one refused with VIDEO002 {max}
  * - a participant leaving detaches its handles: Janus's room lists it no more
+ * - Janus going away under a room: its participants are told VIDEO003 (and it is logged)
  * - Janus unreachable (nothing listening, or a socket that never answers): the join is
  *   refused with VIDEO003, promptly, and the server logs why
  */
@@ -185,6 +186,24 @@ describe.each(dbKinds)('video room through Janus on %s', (kind) => {
       }
     });
   }
+
+  test('Janus going away under a room: its participants are told VIDEO003, and it is logged', async () => {
+    const gone = await startJanus();
+    const lines: string[] = [];
+    const config = loadConfig({ DATA_DIR: p.dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DIST_DIR: `${p.dataDir}/no-dist`, JANUS_URL: gone.url });
+    const other = await preparePlatform(config, { db: p.db, logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } } });
+    try {
+      const c = await open(await listenOn(other.app));
+      expect((await c.join(expert, consultationId)).type).toBe('welcome');
+      await gone.stop();
+      expect(await c.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'VIDEO003' });
+      expect(await c.closed).toBe(4403);
+      expect(lines.some((l) => /janus connection lost/.test(JSON.parse(l).msg))).toBe(true);
+    } finally {
+      await other.app.close();
+      await gone.stop();
+    }
+  });
 
   test('Janus unreachable (nothing listening, or no answer): VIDEO003 at once, and a log line', async () => {
     const port = await freePort();
