@@ -9,9 +9,9 @@
  * - a publish offer (SDP written here) comes back as Janus's own answer
  * - the cap: JANUS_ROOM_MAX participants, the next one refused with VIDEO002 {max}
  * - a participant leaving detaches its handles: Janus's room lists it no more
- * - Janus going away under a room: its participants are told VIDEO003 (and it is logged)
- * - Janus unreachable (nothing listening, or a socket that never answers): the join is
- *   refused with VIDEO003, promptly, and the server logs why
+ * - Janus going away under a room: its participants are told VIDEO003; Janus unreachable
+ *   (nothing listening, or a socket that never answers): the join is refused with
+ *   VIDEO003, promptly; the server logs both
  */
 import net from 'node:net';
 import { dbKinds } from '../support/db';
@@ -19,7 +19,6 @@ import { startTestPlatform, type TestPlatform } from '../support/app';
 import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
 import { startJanus, type JanusProcess } from '../support/janus';
-import { freePort } from '../support/server';
 import { listenOn, VideoClient } from '../support/videoClient';
 import { loadConfig } from '../../server/config';
 import { preparePlatform } from '../../server/start';
@@ -184,52 +183,48 @@ describe.each(dbKinds)('video room through Janus on %s', (kind) => {
       } finally {
         await second.app.close();
       }
-    });
+      // A second platform starts slowly on a busy machine.
+    }, 120_000);
   }
 
-  test('Janus going away under a room: its participants are told VIDEO003, and it is logged', async () => {
-    const gone = await startJanus();
-    const lines: string[] = [];
-    const config = loadConfig({ DATA_DIR: p.dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DIST_DIR: `${p.dataDir}/no-dist`, JANUS_URL: gone.url });
-    const other = await preparePlatform(config, { db: p.db, logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } } });
-    try {
-      const c = await open(await listenOn(other.app));
-      expect((await c.join(expert, consultationId)).type).toBe('welcome');
-      await gone.stop();
-      expect(await c.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'VIDEO003' });
-      expect(await c.closed).toBe(4403);
-      expect(lines.some((l) => /janus connection lost/.test(JSON.parse(l).msg))).toBe(true);
-    } finally {
-      await other.app.close();
-      await gone.stop();
-    }
-  });
-
-  test('Janus unreachable (nothing listening, or no answer): VIDEO003 at once, and a log line', async () => {
-    const port = await freePort();
-    // A socket that accepts and never answers: the join waits JANUS_TIMEOUT_MS, no longer.
-    const held: net.Socket[] = [];
-    const silent = net.createServer((socket) => held.push(socket));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const silentPort = (silent.address() as net.AddressInfo).port;
-    try {
-      for (const url of [`ws://127.0.0.1:${port}`, `ws://127.0.0.1:${silentPort}`]) {
-        const lines: string[] = [];
-        const config = loadConfig({ DATA_DIR: p.dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DIST_DIR: `${p.dataDir}/no-dist`, JANUS_URL: url, JANUS_TIMEOUT_MS: '1500' });
-        const other = await preparePlatform(config, { db: p.db, logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } } });
-        try {
-          const c = await open(await listenOn(other.app));
-          expect(await c.join(admin, consultationId)).toEqual({ type: 'error', code: 'VIDEO003' });
-          expect(await c.closed).toBe(4403);
-          const logged = lines.map((l) => JSON.parse(l)).find((l) => /janus unreachable/.test(l.msg));
-          expect(logged).toMatchObject({ janusUrl: url, meetingId });
-        } finally {
-          await other.app.close();
-        }
+  // Janus itself does not depend on the database: the failures once, on the embedded one
+  // (each case needs a platform of its own pointed at a Janus that goes away).
+  if (kind === 'pglite') {
+    test('Janus going away under a room, then not listening, then never answering: VIDEO003 each time, promptly, and logged', async () => {
+      const gone = await startJanus();
+      const port = gone.port;
+      const lines: string[] = [];
+      const logged = (pattern: RegExp) => lines.map((l) => JSON.parse(l)).filter((l) => pattern.test(l.msg));
+      const config = loadConfig({ DATA_DIR: p.dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DIST_DIR: `${p.dataDir}/no-dist`, JANUS_URL: gone.url, JANUS_TIMEOUT_MS: '5000' });
+      const other = await preparePlatform(config, { db: p.db, logger: { level: 'warn', stream: { write: (line: string) => lines.push(line) } } });
+      const held: net.Socket[] = [];
+      const silent = net.createServer((socket) => held.push(socket));
+      try {
+        const otherBase = await listenOn(other.app);
+        const c = await open(otherBase);
+        expect((await c.join(expert, consultationId)).type).toBe('welcome');
+        // Gone under the room: the participant is told, and it is logged.
+        await gone.stop();
+        expect(await c.next((m) => m.type === 'error')).toEqual({ type: 'error', code: 'VIDEO003' });
+        expect(await c.closed).toBe(4403);
+        expect(logged(/janus connection lost/)).toHaveLength(1);
+        // Nothing listening there now: the next join is refused, not left waiting.
+        const refused = await open(otherBase);
+        expect(await refused.join(admin, consultationId)).toEqual({ type: 'error', code: 'VIDEO003' });
+        expect(await refused.closed).toBe(4403);
+        expect(logged(/janus unreachable/)[0]).toMatchObject({ janusUrl: gone.url, meetingId });
+        // A socket there that accepts and never answers: refused after JANUS_TIMEOUT_MS, no longer.
+        await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+        const waited = await open(otherBase);
+        expect(await waited.join(admin, consultationId)).toEqual({ type: 'error', code: 'VIDEO003' });
+        expect(held.length).toBeGreaterThan(0);
+        expect(logged(/janus unreachable/)).toHaveLength(2);
+      } finally {
+        for (const socket of held) socket.destroy();
+        silent.close();
+        await other.app.close();
+        await gone.stop();
       }
-    } finally {
-      for (const socket of held) socket.destroy();
-      silent.close();
-    }
-  });
+    }, 120_000);
+  }
 });
