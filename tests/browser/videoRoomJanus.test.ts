@@ -80,8 +80,9 @@ describe('the video consultation room through Janus in two Chromium instances', 
       expect(await framesDecoded(b.page)).toBeGreaterThan(0);
       // Through Janus: our camera goes up one connection, the other's comes down another.
       expect(await connections(b)).toEqual({ sending: 1, receiving: 1 });
+      // A pair (or more: Janus's ICE agent may nominate several) on each of the two connections.
       const pairs = await pairedAddresses(b.page);
-      expect(pairs).toHaveLength(2);
+      expect(pairs.length).toBeGreaterThanOrEqual(2);
       // Janus's end of every pair is on the veth pair (its enforce list), never loopback.
       for (const pair of pairs) expect(network.addresses).toContain(pair.split('>')[1]);
     }
