@@ -15,6 +15,24 @@ export interface RemotePeer {
   pc: RTCPeerConnection;
 }
 
+/** Who listens to a room's media changing (the screen reads the remote peers again). */
+export class Changes {
+  private listeners = new Set<() => void>();
+
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
 /** How the room's media goes: this mesh, or Janus (./sfu.ts). The screen reads the remote peers and shares a screen through it. */
 export interface RoomMedia {
   list(): RemotePeer[];
@@ -26,7 +44,7 @@ export interface RoomMedia {
 
 export class Mesh implements RoomMedia {
   private peers = new Map<string, RemotePeer & { makingOffer: boolean; ignoreOffer: boolean; polite: boolean }>();
-  private listeners = new Set<() => void>();
+  private changes = new Changes();
   private unsubscribe: Array<() => void> = [];
   private outgoing?: MediaStreamTrack;
 
@@ -48,8 +66,7 @@ export class Mesh implements RoomMedia {
   }
 
   subscribe(fn: () => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return this.changes.subscribe(fn);
   }
 
   /** Sends `track` instead of the camera (a shared screen), or the camera again (undefined). */
@@ -65,11 +82,11 @@ export class Mesh implements RoomMedia {
   close(): void {
     for (const off of this.unsubscribe) off();
     for (const id of [...this.peers.keys()]) this.drop(id);
-    this.listeners.clear();
+    this.changes.clear();
   }
 
   private changed() {
-    for (const fn of this.listeners) fn();
+    this.changes.emit();
   }
 
   private connection(peerId: string, user: RemotePeer['user']) {

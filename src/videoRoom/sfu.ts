@@ -6,7 +6,7 @@
  * goes over the room's own socket (`type: 'sfu'` messages). Screen sharing replaces the
  * publisher's camera track in place, as in the mesh.
  */
-import type { RemotePeer, RoomMedia } from './mesh';
+import { Changes, type RemotePeer, type RoomMedia } from './mesh';
 import type { RoomMessage, RoomSocket } from './socket';
 
 type Candidate = RTCIceCandidateInit & { completed?: boolean };
@@ -14,7 +14,7 @@ type Candidate = RTCIceCandidateInit & { completed?: boolean };
 export class JanusMedia implements RoomMedia {
   private publisher?: RTCPeerConnection;
   private feeds = new Map<number, RemotePeer>();
-  private listeners = new Set<() => void>();
+  private changes = new Changes();
   private unsubscribe: Array<() => void> = [];
   private closed = false;
 
@@ -38,8 +38,7 @@ export class JanusMedia implements RoomMedia {
   }
 
   subscribe(fn: () => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return this.changes.subscribe(fn);
   }
 
   async replaceVideo(track: MediaStreamTrack | undefined): Promise<void> {
@@ -53,11 +52,11 @@ export class JanusMedia implements RoomMedia {
     for (const off of this.unsubscribe) off();
     this.publisher?.close();
     for (const feed of [...this.feeds.keys()]) this.drop(feed);
-    this.listeners.clear();
+    this.changes.clear();
   }
 
   private changed() {
-    for (const fn of this.listeners) fn();
+    this.changes.emit();
   }
 
   /** Our camera and microphone to Janus: send only (what we receive comes per feed). */

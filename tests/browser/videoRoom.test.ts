@@ -23,7 +23,7 @@ import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { addVideoNetwork, type VideoNetwork } from '../support/videoNetwork';
-import { decodesVideo, enterRoom, FAKE_MEDIA, framesDecoded, pairedAddresses, REAL_CANDIDATES } from '../support/videoPage';
+import { decodesVideo, enterRoom, framesDecoded, openCallerBrowser, pairedAddresses } from '../support/videoPage';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const en = (key: string, params?: Record<string, unknown>) => translate('en-US', key, params);
@@ -70,8 +70,8 @@ describe('the video consultation room in two Chromium instances', () => {
       payload: { consultationId, studyUids: [studyUid] },
     });
     expect(started.json().status).toBe('0');
-    admin = await openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
-    expert = await openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
+    admin = await openCallerBrowser();
+    expert = await openCallerBrowser();
   }, 300_000);
   afterAll(async () => {
     await admin?.close();

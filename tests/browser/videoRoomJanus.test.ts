@@ -16,11 +16,11 @@
 import { syntheticSeries } from '../../mock/dicom';
 import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
-import { openBrowser, type BrowserSession } from '../support/browser';
+import type { BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { startJanus, type JanusProcess } from '../support/janus';
 import { addVideoNetwork, type VideoNetwork } from '../support/videoNetwork';
-import { decodesVideo, enterRoom, FAKE_MEDIA, framesDecoded, pairedAddresses, REAL_CANDIDATES } from '../support/videoPage';
+import { decodesVideo, enterRoom, framesDecoded, openCallerBrowser, pairedAddresses } from '../support/videoPage';
 
 /** How many RTCPeerConnections of each direction the page holds open. */
 const connections = (b: BrowserSession) =>
@@ -57,12 +57,10 @@ describe('the video consultation room through Janus in two Chromium instances', 
       payload: { consultationId, studyUids: [series.studyUid] },
     });
     expect(started.json().data.sfu).toBe('janus');
-    admin = await openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
-    expert = await openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
+    [admin, expert] = [await openCallerBrowser(), await openCallerBrowser()];
   }, 300_000);
   afterAll(async () => {
-    await admin?.close();
-    await expert?.close();
+    for (const b of [admin, expert]) await b?.close();
     await server?.close();
     await janus?.stop();
     network?.remove();

@@ -6,11 +6,14 @@
  */
 import type { Page } from 'playwright-core';
 import app from '../../config/app.json';
-import type { BrowserSession } from './browser';
+import { openBrowser, type BrowserSession } from './browser';
 
 export const FAKE_MEDIA = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'];
 /** Host candidates with their addresses, not mDNS names: the peers must pair them without a resolver. */
 export const REAL_CANDIDATES = ['--disable-features=WebRtcHideLocalIpsWithMdns'];
+
+/** A Chromium with a fake camera and microphone whose host candidates carry their addresses. */
+export const openCallerBrowser = () => openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
 
 /** Keeps every RTCPeerConnection the page makes (installed before any page script). */
 export const PEER_PROBE = `(() => {
