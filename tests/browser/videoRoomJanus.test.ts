@@ -11,8 +11,10 @@
  * - the room's UI is the mesh's: the tiles, the presenter, chat to the other side
  * - the expert leaves: the administrator's tile of the expert goes, Janus's room
  *   holds the administrator alone
+ * - Janus goes away: the administrator's room ends with VIDEO003 in their language
  * Screenshots: tests/.artifacts/video-room-janus-*.png.
  */
+import { translate } from '../../locales';
 import { syntheticSeries } from '../../mock/dicom';
 import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
@@ -97,5 +99,13 @@ describe('the video consultation room through Janus in two Chromium instances', 
     await admin.page.getByTestId('video-remote').waitFor({ state: 'detached', timeout: 60_000 });
     // The administrator still sends (its publisher) and receives nothing.
     expect(await connections(admin)).toEqual({ sending: 1, receiving: 0 });
+  }, 120_000);
+
+  test('Janus goes away: the room ends with VIDEO003, in the user’s language', async () => {
+    await janus.stop();
+    const refused = admin.page.locator('[data-testid=room-refused][data-code=VIDEO003]');
+    await refused.waitFor({ timeout: 60_000 });
+    expect(await refused.textContent()).toBe(translate('zh-CN', 'error.VIDEO003'));
+    await admin.shot('video-room-janus-gone');
   }, 120_000);
 });
