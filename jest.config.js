@@ -8,7 +8,12 @@ module.exports = {
   testMatch: ['**/*.test.ts', '**/*.test.tsx'],
   transform: {
     '^.+\\.tsx?$': ['ts-jest', { tsconfig: '<rootDir>/tests/tsconfig.json' }],
+    // janode (the video room's Janus client) ships ES modules only: the server imports it
+    // natively (server/video/janode.ts), which jest's sandbox allows only under
+    // --experimental-vm-modules (npm test); a plain `npx jest` requires it, made CommonJS.
+    '/node_modules/janode/.+\\.js$': '<rootDir>/tests/support/esmToCjs.js',
   },
+  transformIgnorePatterns: ['/node_modules/(?!janode/)'],
   moduleNameMapper: {
     '^@/(.*)$': '<rootDir>/src/$1',
     '\\.(css|less)$': '<rootDir>/tests/support/styleStub.js',

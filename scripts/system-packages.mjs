@@ -12,6 +12,8 @@ export const SYSTEM_PACKAGES = [
   { pkg: 'orthanc-dicomweb', present: () => fs.existsSync('/usr/share/orthanc/plugins/libOrthancDicomWeb.so'), layers: /dicom|pacs|e2e/ },
   // The video room's browser test gives its peers non-loopback addresses on a veth pair.
   { pkg: 'iproute2', present: () => onPath('ip'), layers: /browser/ },
+  // The video room's media server (its SFU path): the API and browser tests start one of their own.
+  { pkg: 'janus', present: () => fs.existsSync(process.env.JANUS_BIN || '/usr/bin/janus'), layers: /api|browser|janus/ },
   // Chinese glyphs in the screenshots the browser tests keep.
   { pkg: 'fonts-wqy-microhei', present: () => fs.existsSync('/usr/share/fonts/truetype/wqy/wqy-microhei.ttc'), layers: /browser|e2e/ },
 ];

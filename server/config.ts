@@ -49,8 +49,14 @@ export interface VideoConfig {
   turnSecret?: string;
   /** How long TURN credentials last (TURN_TTL_SECONDS, default one day: longer than a consultation). */
   turnTtlSeconds: number;
-  /** Janus's WebSocket API (JANUS_URL, e.g. ws://127.0.0.1:8188): its VideoRoom forwards media for rooms above the mesh's four. */
+  /** Janus's WebSocket API (JANUS_URL, e.g. ws://127.0.0.1:8188): its VideoRoom forwards the media (server/video/janus.ts) instead of the mesh. */
   janusUrl?: string;
+  /** Janus's `api_secret` when it has one (JANUS_API_SECRET). */
+  janusApiSecret?: string;
+  /** Participants in a room through Janus (JANUS_ROOM_MAX, default 16): each receives every other's video. */
+  janusRoomMax: number;
+  /** How long a request to Janus may take before the participant is told VIDEO003 (JANUS_TIMEOUT_MS, default 10 s). */
+  janusTimeoutMs: number;
 }
 
 export interface AuditConfig {
@@ -183,6 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       turnSecret: env.TURN_SECRET || undefined,
       turnTtlSeconds: Math.max(60, Number(env.TURN_TTL_SECONDS || 86400)),
       janusUrl: env.JANUS_URL || undefined,
+      janusApiSecret: env.JANUS_API_SECRET || undefined,
+      janusRoomMax: Math.max(2, Math.floor(Number(env.JANUS_ROOM_MAX || 16))),
+      janusTimeoutMs: Math.max(100, Number(env.JANUS_TIMEOUT_MS || 10_000)),
     },
   };
 }

@@ -13,6 +13,12 @@
  * through the video_relay table by id). The presenter is a column of video_room, so it
  * survives a reconnect to another instance. Limit: the mesh's four-participant cap is
  * counted per instance (a fifth participant on another instance is not refused).
+ *
+ * With JANUS_URL the media goes through Janus's VideoRoom instead of the mesh
+ * (./janus.ts): each participant gets its Janus handles when it joins (refused with
+ * VIDEO002 when the room is full, VIDEO003 when Janus does not answer), its `sfu`
+ * messages go to them, and they go when its socket closes. Chat, presence and reading
+ * together are the same in both modes.
  */
 import crypto from 'node:crypto';
 import type { WebSocket } from '@fastify/websocket';
@@ -21,6 +27,7 @@ import type { AuthContext } from '../identity/sessions';
 import { MESH_MAX, recordChat, recentChat, recordEvent, roomOf, saveAnnotations, setPresenter, lastView, annotationsOf, iceServers, type Room } from './rooms';
 import { mayEnterRoom } from './access';
 import type { VideoConfig } from '../config';
+import { JanusGateway, JanusRoomFull, JanusUnavailable, type JanusParticipant } from './janus';
 
 export const VIDEO_CHANNEL = 'video_room';
 /** Under NOTIFY's 8000-byte limit with room for the envelope. */
@@ -34,6 +41,8 @@ interface Peer {
   socket: WebSocket;
   user: { id: number; name: string };
   room: Room;
+  /** Its handles in Janus (JANUS_URL set). */
+  sfu?: JanusParticipant;
 }
 
 /** What goes between instances: the room, the target peer (or all), and the message. */
@@ -52,15 +61,30 @@ export interface HubDeps {
   resolve(token: string): Promise<AuthContext | null>;
   /** The client app ids the API accepts (X-App-Id elsewhere, the join message here). */
   appIds: string[];
-  log: { warn(obj: unknown, msg?: string): void };
+  log: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void };
 }
 
 export class VideoHub {
   readonly instance = crypto.randomUUID();
   private peers = new Map<string, Peer>();
   private stopListening?: () => Promise<void>;
+  private janus?: JanusGateway;
 
-  constructor(private deps: HubDeps) {}
+  constructor(private deps: HubDeps) {
+    const { janusUrl, janusApiSecret, janusRoomMax, janusTimeoutMs } = deps.config;
+    if (janusUrl) {
+      this.janus = new JanusGateway({ url: janusUrl, apiSecret: janusApiSecret, roomMax: janusRoomMax, timeoutMs: janusTimeoutMs }, deps.log, (lost) => {
+        // Janus went away under these participants: their media is gone; they are told so.
+        for (const p of this.peers.values()) if (p.sfu === lost) this.refuse(p.socket, 'VIDEO003');
+      });
+    }
+  }
+
+  /** Says why in a catalogue code (with its parameters) and closes. */
+  private refuse(socket: WebSocket, code: string, params?: Record<string, unknown>): void {
+    socket.send(JSON.stringify({ type: 'error', code, ...(params ? { params } : {}) }));
+    socket.close(4403, code);
+  }
 
   /** Hears the other instances (PostgreSQL only: PGlite is one process). */
   async start(): Promise<void> {
@@ -74,29 +98,28 @@ export class VideoHub {
   async stop(): Promise<void> {
     for (const p of this.peers.values()) p.socket.close(1001);
     this.peers.clear();
+    await this.janus?.close();
     await this.stopListening?.();
   }
 
   /** A new socket: it must say who it is (its session token) and which consultation's room, first. */
   accept(socket: WebSocket): void {
     let peer: Peer | undefined;
-    const fail = (code: string) => {
-      socket.send(JSON.stringify({ type: 'error', code }));
-      socket.close(4403, code);
-    };
+    let closed = false;
+    const fail = (code: string, params?: Record<string, unknown>) => this.refuse(socket, code, params);
     const take = async (msg: Record<string, unknown>): Promise<void> => {
-      if (socket.readyState !== socket.OPEN) return;
+      if (closed) return;
       if (peer) return this.handle(peer, msg);
       // Nothing but a join is heard before the join.
       if (msg.type !== 'join') return;
-      const joined = await this.join(socket, msg).catch((e) => {
+      const joined = await this.join(socket, msg, () => closed, (p) => (peer = p)).catch((e) => {
         this.deps.log.warn(e, 'video join');
         return 'UAA003';
       });
       if (typeof joined === 'string') return fail(joined);
-      peer = joined;
-      // Closed while joining: the close handler found no peer to remove.
-      if (socket.readyState !== socket.OPEN) this.leave(peer);
+      if (Array.isArray(joined)) return fail(joined[0], joined[1]);
+      // Closed while joining: the close handler may have found no peer to remove.
+      if (closed) this.leave(joined);
     };
     // One message at a time, in the order sent. A message right behind the join waits for
     // the join to finish: it used to be dropped while the join's NOTIFY was in flight (on
@@ -115,18 +138,22 @@ export class VideoHub {
       turn = turn.then(() => take(msg)).catch((e) => this.deps.log.warn(e, 'video message'));
     });
     socket.on('close', () => {
+      closed = true;
       if (peer) this.leave(peer);
     });
   }
 
+  /** A participant gone: its Janus handles detached, the others told (once). */
   private leave(peer: Peer): void {
     if (!this.peers.delete(peer.id)) return;
+    void peer.sfu?.leave();
     void this.publish({ origin: this.instance, meetingId: peer.room.meetingId, except: peer.id, message: { type: 'leave', peerId: peer.id } }).catch((e) =>
       this.deps.log.warn(e, 'video leave'),
     );
   }
 
-  private async join(socket: WebSocket, msg: Record<string, unknown>): Promise<Peer | string> {
+  /** The participant, or the catalogue code (with parameters) it is refused with. */
+  private async join(socket: WebSocket, msg: Record<string, unknown>, closed: () => boolean, admit: (peer: Peer) => void): Promise<Peer | string | [string, Record<string, unknown>]> {
     const db = this.deps.db();
     if (typeof msg.appId !== 'string' || !this.deps.appIds.includes(msg.appId)) return 'UAA008';
     const user = typeof msg.token === 'string' ? await this.deps.resolve(msg.token) : null;
@@ -139,7 +166,23 @@ export class VideoHub {
     const here = [...this.peers.values()].filter((p) => p.room.meetingId === room.meetingId).length;
     if (!this.deps.config.janusUrl && here >= MESH_MAX) return 'VIDEO001';
     const peer: Peer = { id: crypto.randomUUID(), socket, user: { id: user.userId, name: user.name }, room };
+    if (this.janus) {
+      const send = (m: Record<string, unknown>) => socket.readyState === socket.OPEN && socket.send(JSON.stringify(m));
+      try {
+        peer.sfu = await this.janus.enter(room.meetingId, { peerId: peer.id, user: peer.user }, send);
+      } catch (e) {
+        if (e instanceof JanusRoomFull) return [e.code, { max: e.max }];
+        if (e instanceof JanusUnavailable) return e.code;
+        throw e;
+      }
+      // Gone while Janus answered: its handles go too.
+      if (closed()) {
+        await peer.sfu.leave();
+        return 'UAA005';
+      }
+    }
     this.peers.set(peer.id, peer);
+    admit(peer);
     // The first participant drives the viewer until someone asks for it.
     if (room.presenterId === null) await setPresenter(db, room, user.userId, user.userId);
     socket.send(
@@ -158,6 +201,8 @@ export class VideoHub {
         sfu: this.deps.config.janusUrl ? 'janus' : 'mesh',
       }),
     );
+    // The feeds already in Janus's room are offered once the browser has its welcome.
+    peer.sfu?.start();
     await this.publish({ origin: this.instance, meetingId: room.meetingId, except: peer.id, message: { type: 'join', peerId: peer.id, user: peer.user } });
     return peer;
   }
@@ -167,6 +212,10 @@ export class VideoHub {
     const base = { origin: this.instance, meetingId: peer.room.meetingId };
     const from = { from: peer.id, user: peer.user };
     switch (msg.type) {
+      case 'sfu':
+        // The browser's side of its Janus connections (./janus.ts).
+        await peer.sfu?.handle(msg);
+        return;
       case 'signal':
         // Offers, answers and ICE candidates, from one browser to another, untouched.
         if (typeof msg.to === 'string') await this.publish({ ...base, to: msg.to, message: { type: 'signal', ...from, data: msg.data } });

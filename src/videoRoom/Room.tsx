@@ -2,9 +2,9 @@
  * The video consultation room's screen (issue #20 items 6 and 7): the shared viewer on
  * the left (the diagnostic viewer, ../viewer), the participants' video, the controls
  * (microphone, camera, screen share, leave), who presents, and the chat on the right.
- * It owns, from mount to unmount, the signalling socket, the mesh of peer connections,
- * the camera and microphone, a shared screen and the viewer session; leaving releases
- * all of them. The presenter's viewer state goes to the others as it changes; a
+ * It owns, from mount to unmount, the signalling socket, the media connections (a mesh
+ * of peer connections, or through Janus when the server has it: ./sfu.ts), the camera
+ * and microphone, a shared screen and the viewer session; leaving releases all of them. The presenter's viewer state goes to the others as it changes; a
  * follower's viewer is brought to it (./sync.ts).
  */
 import { AudioMutedOutlined, AudioOutlined, DesktopOutlined, LogoutOutlined, SendOutlined, VideoCameraAddOutlined, VideoCameraOutlined } from '@ant-design/icons';
@@ -18,8 +18,9 @@ import { viewerStudies, type ViewerStudies } from '../viewer/api';
 import type { ViewerApi } from '../viewer/types';
 import { showStudies, startViewer, Viewer } from '../viewer/Viewer';
 import { openCamera, openScreen, WEBCAM_PROBLEM_TEXT, WebcamError, type WebcamProblem } from './media';
-import { Mesh, type RemotePeer } from './mesh';
-import { RoomSocket, socketUrl } from './socket';
+import { Mesh, type RemotePeer, type RoomMedia } from './mesh';
+import { JanusMedia } from './sfu';
+import { RoomRefused, RoomSocket, socketUrl } from './socket';
 import { reconcile, sameView, viewStateOf, type ViewState } from './sync';
 import type { SharedAnnotation } from '../viewer';
 
@@ -36,7 +37,7 @@ interface ChatLine {
 
 interface Live {
   socket: RoomSocket;
-  mesh?: Mesh;
+  mesh?: RoomMedia;
   session?: ViewerApi;
   me?: { id: number; name: string };
   presenterId: number | null;
@@ -53,6 +54,7 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
   const [phase, setPhase] = useState<{
     kind: 'joining' | 'in' | 'refused';
     code?: string;
+    params?: Record<string, unknown>;
   }>({ kind: 'joining' });
   const [problem, setProblem] = useState<WebcamProblem>();
   const [local, setLocal] = useState<MediaStream>();
@@ -119,7 +121,7 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
       if (gone) return;
       state.me = welcome.user;
       setMe(welcome.user);
-      const mesh = new Mesh(socket, welcome.peerId, stream, welcome.iceServers);
+      const mesh: RoomMedia = welcome.sfu === 'janus' ? new JanusMedia(socket, stream, welcome.iceServers) : new Mesh(socket, welcome.peerId, stream, welcome.iceServers);
       state.mesh = mesh;
       cleanups.push(mesh.subscribe(() => !gone && setPeers(mesh.list())));
       socket.on('view', (m) => {
@@ -136,7 +138,9 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
       const mine = (userId: number) => userId === state.me?.id;
       setChat(((welcome.chat ?? []) as Array<{ id: number; userId: number; name: string; text: string }>).map((l) => ({ id: l.id, name: l.name, text: l.text, mine: mine(l.userId) })));
       socket.on('chat', (m) => setChat((list) => (list.some((l) => l.id === m.id) ? list : [...list, { id: m.id, name: m.user.name, text: m.text, mine: mine(m.user.id) }])));
-      socket.on('closed', () => !gone && setPhase({ kind: 'refused', code: 'UAA005' }));
+      // The server ends the room for us with a reason (VIDEO003: Janus went away), or just closes.
+      socket.on('error', (m) => !gone && setPhase({ kind: 'refused', code: m.code, params: m.params }));
+      socket.on('closed', () => !gone && setPhase((p) => (p.kind === 'refused' ? p : { kind: 'refused', code: 'UAA005' })));
       // The viewer opens on the consultation's studies; a late joiner goes where the presenter is.
       state.target = welcome.view;
       const session = startViewer([], VIEW_OPTIONS);
@@ -152,7 +156,7 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
         showStudies(session, data.list, VIEW_OPTIONS);
         setViewer({ session, data });
       }
-    })().catch((e: Error) => !gone && setPhase({ kind: 'refused', code: e.message }));
+    })().catch((e: Error) => !gone && setPhase({ kind: 'refused', code: e.message, params: e instanceof RoomRefused ? e.params : undefined }));
 
     return () => {
       gone = true;
@@ -201,7 +205,7 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
   };
 
   if (phase.kind === 'refused') {
-    return <Result status="error" title={t(k('refused'))} subTitle={<span data-testid="room-refused">{t(`error.${phase.code}`)}</span>} extra={<Button onClick={onLeave}>{t(k('leave'))}</Button>} />;
+    return <Result status="error" title={t(k('refused'))} subTitle={<span data-testid="room-refused" data-code={phase.code}>{t(`error.${phase.code}`, phase.params)}</span>} extra={<Button onClick={onLeave}>{t(k('leave'))}</Button>} />;
   }
   if (phase.kind === 'joining' || !viewer) return <Spin size="large" style={{ display: 'block', margin: '30vh auto' }} data-testid="room-joining" />;
 

@@ -15,9 +15,36 @@ export interface RemotePeer {
   pc: RTCPeerConnection;
 }
 
-export class Mesh {
-  private peers = new Map<string, RemotePeer & { makingOffer: boolean; ignoreOffer: boolean; polite: boolean }>();
+/** Who listens to a room's media changing (the screen reads the remote peers again). */
+export class Changes {
   private listeners = new Set<() => void>();
+
+  subscribe(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
+/** How the room's media goes: this mesh, or Janus (./sfu.ts). The screen reads the remote peers and shares a screen through it. */
+export interface RoomMedia {
+  list(): RemotePeer[];
+  subscribe(fn: () => void): () => void;
+  /** Sends `track` instead of the camera (a shared screen), or the camera again (undefined). */
+  replaceVideo(track: MediaStreamTrack | undefined): Promise<void>;
+  close(): void;
+}
+
+export class Mesh implements RoomMedia {
+  private peers = new Map<string, RemotePeer & { makingOffer: boolean; ignoreOffer: boolean; polite: boolean }>();
+  private changes = new Changes();
   private unsubscribe: Array<() => void> = [];
   private outgoing?: MediaStreamTrack;
 
@@ -39,8 +66,7 @@ export class Mesh {
   }
 
   subscribe(fn: () => void): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    return this.changes.subscribe(fn);
   }
 
   /** Sends `track` instead of the camera (a shared screen), or the camera again (undefined). */
@@ -56,11 +82,11 @@ export class Mesh {
   close(): void {
     for (const off of this.unsubscribe) off();
     for (const id of [...this.peers.keys()]) this.drop(id);
-    this.listeners.clear();
+    this.changes.clear();
   }
 
   private changed() {
-    for (const fn of this.listeners) fn();
+    this.changes.emit();
   }
 
   private connection(peerId: string, user: RemotePeer['user']) {

@@ -4,6 +4,16 @@
  * typed messages both ways. One listener list per message type.
  */
 export type RoomMessage = { type: string } & Record<string, any>;
+
+/** The server refused the join: a catalogue code, with the parameters of its text (VIDEO002's max). */
+export class RoomRefused extends Error {
+  constructor(
+    code: string,
+    readonly params?: Record<string, unknown>,
+  ) {
+    super(code);
+  }
+}
 type Listener = (m: RoomMessage) => void;
 
 export class RoomSocket {
@@ -26,7 +36,7 @@ export class RoomSocket {
           if (m.type === 'welcome') {
             welcomed = true;
             resolve(m);
-          } else if (m.type === 'error') reject(new Error(String(m.code)));
+          } else if (m.type === 'error') reject(new RoomRefused(String(m.code), m.params));
           return;
         }
         for (const fn of this.listeners.get(m.type) ?? []) fn(m);

@@ -16,10 +16,9 @@
  *   (NOTIFY, and the relay table for a message over NOTIFY's limit)
  */
 import crypto from 'node:crypto';
-import WebSocket from 'ws';
-import type { FastifyInstance } from 'fastify';
 import { dbKinds } from '../support/db';
 import { APP_ID, startTestPlatform, type TestPlatform } from '../support/app';
+import { listenOn, VideoClient as Client } from '../support/videoClient';
 import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
 import { loadConfig } from '../../server/config';
@@ -27,58 +26,6 @@ import { preparePlatform } from '../../server/start';
 import { iceServers } from '../../server/video/rooms';
 
 const C = '/api/consult/v1';
-
-/** A socket client that keeps what it hears and waits for a message by predicate. */
-class Client {
-  heard: Array<Record<string, any>> = [];
-  private waiters: Array<{ match: (m: Record<string, any>) => boolean; resolve: (m: Record<string, any>) => void }> = [];
-  closed: Promise<number>;
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (raw) => {
-      const m = JSON.parse(String(raw));
-      this.heard.push(m);
-      this.waiters = this.waiters.filter((w) => (w.match(m) ? (w.resolve(m), false) : true));
-    });
-    this.closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
-  }
-  static async open(base: string): Promise<Client> {
-    const ws = new WebSocket(`${base.replace('http', 'ws')}${C}/video/socket`);
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    return new Client(ws);
-  }
-  send(m: Record<string, unknown>) {
-    this.ws.send(JSON.stringify(m));
-  }
-  next(match: (m: Record<string, any>) => boolean): Promise<Record<string, any>> {
-    const seen = this.heard.find(match);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => this.waiters.push({ match, resolve }));
-  }
-  async join(token: string, consultationId: number) {
-    this.send({ type: 'join', appId: APP_ID, token, consultationId });
-    const answer = await this.next((m) => m.type === 'welcome' || m.type === 'error');
-    if (answer.type === 'welcome') await this.ready();
-    return answer;
-  }
-  /**
-   * Waits until the hub handles this socket's messages: the welcome goes out before its
-   * join has finished (on PostgreSQL the join's NOTIFY comes after it), and a message
-   * sent in between is not handled (server/video/hub.ts). A ping is answered once it
-   * has: asked again until one is (a state waited for, polled).
-   */
-  async ready() {
-    for (let t = 1; !this.heard.some((m) => m.type === 'pong'); t++) {
-      this.send({ type: 'ping', t });
-      await Promise.race([this.next((m) => m.type === 'pong'), new Promise((resolve) => setTimeout(resolve, 100))]);
-    }
-  }
-}
-
-const listenOn = async (app: FastifyInstance) => {
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const a = app.server.address();
-  return `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
-};
 
 describe.each(dbKinds)('video room on %s', (kind) => {
   let p: TestPlatform;
@@ -232,7 +179,7 @@ describe.each(dbKinds)('video room on %s', (kind) => {
 
   test('TURN credentials: "<expiry>:<user>" signed with the shared secret', () => {
     const now = Date.UTC(2026, 0, 1);
-    const [turn] = iceServers({ stunUrls: [], turnUrls: ['turn:10.0.0.1:3478'], turnSecret: 's3cret', turnTtlSeconds: 600 }, 42, now);
+    const [turn] = iceServers({ stunUrls: [], turnUrls: ['turn:10.0.0.1:3478'], turnSecret: 's3cret', turnTtlSeconds: 600, janusRoomMax: 16, janusTimeoutMs: 10_000 }, 42, now);
     expect(turn.username).toBe(`${now / 1000 + 600}:42`);
     expect(turn.credential).toBe(crypto.createHmac('sha1', 's3cret').update(turn.username!).digest('base64'));
   });

@@ -24,51 +24,11 @@ import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { addVideoNetwork, type VideoNetwork } from '../support/videoNetwork';
+import { decodesVideo, enterRoom, framesDecoded, openCallerBrowser, pairedAddresses } from '../support/videoPage';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const en = (key: string, params?: Record<string, unknown>) => translate('en-US', key, params);
 const SLICES = 40;
-const FAKE_MEDIA = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'];
-/** Host candidates with their addresses, not mDNS names: the peers must pair them without a resolver. */
-const REAL_CANDIDATES = ['--disable-features=WebRtcHideLocalIpsWithMdns'];
-
-/** Keeps every RTCPeerConnection the page makes (installed before any page script). */
-const PEER_PROBE = `(() => {
-  const Native = window.RTCPeerConnection;
-  const all = (window.__peers = []);
-  window.RTCPeerConnection = class extends Native {
-    constructor(...args) { super(...args); all.push(this); }
-  };
-})();`;
-
-/** Frames of remote video this page has decoded, over all its live connections. */
-const framesDecoded = (page: Page) =>
-  page.evaluate(async () => {
-    let frames = 0;
-    for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
-      if (pc.connectionState === 'closed') continue;
-      (await pc.getStats()).forEach((s) => {
-        if (s.type === 'inbound-rtp' && s.kind === 'video') frames += s.framesDecoded ?? 0;
-      });
-    }
-    return frames;
-  });
-/** The addresses of the candidate pair each live connection uses. */
-const pairedAddresses = (page: Page) =>
-  page.evaluate(async () => {
-    const out: string[] = [];
-    for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
-      if (pc.connectionState !== 'connected') continue;
-      const stats = await pc.getStats();
-      stats.forEach((s) => {
-        if (s.type !== 'candidate-pair' || s.state !== 'succeeded' || !s.nominated) return;
-        const local = stats.get(s.localCandidateId);
-        const remote = stats.get(s.remoteCandidateId);
-        out.push(`${local?.address}>${remote?.address}`);
-      });
-    }
-    return out;
-  });
 
 describe('the video consultation room in two Chromium instances', () => {
   let server: InProcessPlatform;
@@ -84,12 +44,8 @@ describe('the video consultation room in two Chromium instances', () => {
   const showsIndex = (page: Page, index: number) =>
     page.waitForFunction((i) => document.querySelector('[data-testid=viewport]')?.getAttribute('data-index') === String(i), index, { timeout: 30_000 });
   const rendered = (page: Page) => page.locator('[data-testid=viewport][data-rendered=true]').first().waitFor({ timeout: 60_000 });
-  const join = async (b: BrowserSession, mobile: string) => {
-    await b.context.addInitScript(PEER_PROBE);
-    await loginInBrowser(b.page, server.url, mobile, DEMO_PASSWORD);
-    await b.page.goto(`${server.url}/consultationRoom?id=${consultationId}`);
-    await b.page.getByTestId('video-room').waitFor({ timeout: 60_000 });
-  };
+  // Signed in through the API, not the login screen (which once took over 30 s under load).
+  const join = async (b: BrowserSession, mobile: string) => enterRoom(b, server.url, await login(server.app, mobile), consultationId);
   const scroll = async (page: Page, steps: number) => {
     const box = (await viewport(page).boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -131,8 +87,8 @@ describe('the video consultation room in two Chromium instances', () => {
       payload: { consultationId, studyUids: [studyUid] },
     });
     expect(started.json().status).toBe('0');
-    admin = await openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
-    expert = await openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
+    admin = await openCallerBrowser();
+    expert = await openCallerBrowser();
   };
 
   test('both join and each decodes the other’s video, over non-loopback addresses', async () => {
@@ -145,19 +101,7 @@ describe('the video consultation room in two Chromium instances', () => {
     for (const b of [admin, expert]) {
       await b.page.getByTestId('video-local').waitFor();
       await b.page.locator('[data-testid=video-remote][data-state=connected]').waitFor({ timeout: 60_000 });
-      await b.page.waitForFunction(
-        async () => {
-          let frames = 0;
-          for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
-            (await pc.getStats()).forEach((s) => {
-              if (s.type === 'inbound-rtp' && s.kind === 'video') frames += s.framesDecoded ?? 0;
-            });
-          }
-          return frames > 0;
-        },
-        undefined,
-        { timeout: 60_000, polling: 200 },
-      );
+      await decodesVideo(b.page);
       expect(await framesDecoded(b.page)).toBeGreaterThan(0);
       const pairs = await pairedAddresses(b.page);
       expect(pairs.length).toBeGreaterThan(0);

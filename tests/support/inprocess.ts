@@ -21,10 +21,11 @@ export interface InProcessPlatform {
   close(): Promise<void>;
 }
 
-export async function startInProcess(): Promise<InProcessPlatform> {
+/** `env`: more settings, as the environment would give them (the video room's JANUS_URL). */
+export async function startInProcess(env: Record<string, string> = {}): Promise<InProcessPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rcloud-inproc-'));
   // No session limit: the tests log the same demo users in many times (tests/api/login.test.ts tests it).
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DEMO_NOW: testDemoNow() });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SESSION_MAX_PER_USER: '0', DEMO_NOW: testDemoNow(), ...env });
   // The seeded template (tests/support/template.ts): its database and its stored files.
   const copy = await seededCopy('pglite');
   copy.copyFiles(dataDir);

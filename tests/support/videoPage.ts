@@ -1,0 +1,83 @@
+/**
+ * The video room in a test browser (tests/browser/videoRoom*.test.ts): Chromium's flags
+ * for a fake camera and microphone with real host candidates, a probe that keeps every
+ * RTCPeerConnection the page makes, what those connections decoded and over which
+ * addresses, and entering a consultation's room already signed in.
+ */
+import type { Page } from 'playwright-core';
+import app from '../../config/app.json';
+import { openBrowser, type BrowserSession } from './browser';
+
+export const FAKE_MEDIA = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'];
+/** Host candidates with their addresses, not mDNS names: the peers must pair them without a resolver. */
+export const REAL_CANDIDATES = ['--disable-features=WebRtcHideLocalIpsWithMdns'];
+
+/** A Chromium with a fake camera and microphone whose host candidates carry their addresses. */
+export const openCallerBrowser = () => openBrowser({ args: [...FAKE_MEDIA, ...REAL_CANDIDATES] });
+
+/** Keeps every RTCPeerConnection the page makes (installed before any page script). */
+export const PEER_PROBE = `(() => {
+  const Native = window.RTCPeerConnection;
+  const all = (window.__peers = []);
+  window.RTCPeerConnection = class extends Native {
+    constructor(...args) { super(...args); all.push(this); }
+  };
+})();`;
+
+/** Frames of remote video this page has decoded, over all its live connections. */
+export const framesDecoded = (page: Page) =>
+  page.evaluate(async () => {
+    let frames = 0;
+    for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
+      if (pc.connectionState === 'closed') continue;
+      (await pc.getStats()).forEach((s) => {
+        if (s.type === 'inbound-rtp' && s.kind === 'video') frames += s.framesDecoded ?? 0;
+      });
+    }
+    return frames;
+  });
+
+/** Waits (polling the page's stats) until it has decoded remote video. */
+export const decodesVideo = (page: Page, timeout = 60_000) =>
+  page.waitForFunction(
+    async () => {
+      let frames = 0;
+      for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
+        (await pc.getStats()).forEach((s) => {
+          if (s.type === 'inbound-rtp' && s.kind === 'video') frames += s.framesDecoded ?? 0;
+        });
+      }
+      return frames > 0;
+    },
+    undefined,
+    { timeout, polling: 200 },
+  );
+
+/** The addresses of the candidate pair each live connection uses ("local>remote"). */
+export const pairedAddresses = (page: Page) =>
+  page.evaluate(async () => {
+    const out: string[] = [];
+    for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
+      if (pc.connectionState !== 'connected') continue;
+      const stats = await pc.getStats();
+      stats.forEach((s) => {
+        if (s.type !== 'candidate-pair' || s.state !== 'succeeded' || !s.nominated) return;
+        const local = stats.get(s.localCandidateId);
+        const remote = stats.get(s.remoteCandidateId);
+        out.push(`${local?.address}>${remote?.address}`);
+      });
+    }
+    return out;
+  });
+
+/**
+ * Opens the consultation's room signed in with `token` (from the API's login): the
+ * token is where the app keeps it before any page script runs, so no login screen is
+ * in the way (the login itself is the identity tests'); the peer probe goes in too.
+ */
+export async function enterRoom(b: BrowserSession, baseUrl: string, token: string, consultationId: number): Promise<void> {
+  await b.context.addInitScript(PEER_PROBE);
+  await b.context.addInitScript(({ key, value }) => window.localStorage.setItem(key, value), { key: app.tokenStorageKey, value: token });
+  await b.page.goto(`${baseUrl}/consultationRoom?id=${consultationId}`);
+  await b.page.getByTestId('video-room').waitFor({ timeout: 90_000 });
+}
