@@ -40,16 +40,20 @@ export const REPORT_SCOPE: ScopeTarget = {
  * is the SQL of the exam's hospital. Read from the role at query time, so an edit of
  * the role counts at once; the role id comes from the session (an integer).
  */
-export function remoteServedSql(me: AuthContext, hospital = 'e.hospital_id'): string {
+export function remoteServedSql(me: AuthContext, hospital = 'e.hospital_id', role = String(Number(me.roleId) || 0)): string {
   if (me.scope.all) return 'TRUE';
-  return `EXISTS (SELECT 1 FROM role ro WHERE ro.id = ${Number(me.roleId) || 0} AND ro.remote_org_ids @> to_jsonb(${hospital}))`;
+  return `EXISTS (SELECT 1 FROM role ro WHERE ro.id = ${role} AND ro.remote_org_ids @> to_jsonb(${hospital}))`;
 }
 
-/** The report scope for the caller: a report sent to the caller's hospitals only when the role serves the exam's hospital. */
-export function reportScope(me: AuthContext): ScopeTarget {
+/**
+ * The report scope for the caller: a report sent to the caller's hospitals only when the
+ * role serves the exam's hospital. `role`: the SQL of the role id (a placeholder in a
+ * text kept prepared), else the session's role id written in.
+ */
+export function reportScope(me: AuthContext, role?: string): ScopeTarget {
   if (me.scope.all) return REPORT_SCOPE;
   return {
-    hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR (r.sent_to_superior AND r.superior_hospital_id = ANY(${p}) AND ${remoteServedSql(me)}))`,
+    hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR (r.sent_to_superior AND r.superior_hospital_id = ANY(${p}) AND ${remoteServedSql(me, 'e.hospital_id', role)}))`,
     fields: inScope.fields,
   };
 }
