@@ -9,6 +9,9 @@
  *   claimant; release by the claimant only; a lapsed claim (claimSeconds) frees it; a
  *   lead reassigns to a doctor of the centre only; moving the report on ends the claim;
  *   claim, release and reassign are in the operation record
+ * - the remote notice leaves out what another doctor of the centre claimed (the claimant
+ *   and, once the claim lapses or is released, everyone counts it); the lead's overdue
+ *   count keeps it
  * - the loop's refusals: REPORT008 (withdraw what was not sent), REPORT010 (the centre
  *   submits what the primary withdrew), REPORT603 (the primary acts on what the central
  *   hospital recalled after approving it); approved upstairs, the primary prints it
@@ -169,6 +172,30 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
     expect(types).toEqual(expect.arrayContaining(['claim', 'unclaim', 'reassign', 'submit']));
     // Hospital A's record shows the centre's steps too.
     expect((await logs(docA, id)).map((l) => l.type)).toEqual(types);
+  });
+
+  test("the remote notice counts what the caller may act on: not a report another doctor claimed; the lead's overdue count keeps it", async () => {
+    const counts = async (token: string) => (await call('GET', `${R}/notice?model=remote`, token)).body.data as { unwritten: number; overdue: number };
+    const id = await sentUp();
+    const before = { c1: await counts(centre1), c2: await counts(centre2), lead: await counts(senior) };
+    expect((await act(centre1, 'claim', id)).body.status).toBe('0');
+    // The claimant still counts it; the other doctor and the lead (as their to-write tabs) do not.
+    expect((await counts(centre1)).unwritten).toBe(before.c1.unwritten);
+    expect((await counts(centre2)).unwritten).toBe(before.c2.unwritten - 1);
+    expect((await counts(senior)).unwritten).toBe(before.lead.unwritten - 1);
+    // Past its limit while claimed (the sweep noted it): the lead's overdue count has it.
+    await p.db.query('UPDATE report SET overdue_at = now() WHERE id = $1', [id]);
+    expect((await counts(senior)).overdue).toBe(before.lead.overdue + 1);
+    // The claim lapsed: it counts for the others again.
+    await p.db.query(`UPDATE report SET remote_claimed_at = now() - make_interval(secs => $2 + 1) WHERE id = $1`, [id, workflow.claimSeconds]);
+    expect((await counts(centre2)).unwritten).toBe(before.c2.unwritten);
+    expect((await counts(senior)).unwritten).toBe(before.lead.unwritten);
+    // Claimed again and released: counted by all.
+    expect((await act(centre2, 'claim', id)).body.status).toBe('0');
+    expect((await counts(centre1)).unwritten).toBe(before.c1.unwritten - 1);
+    expect((await act(centre2, 'unclaim', id)).body.status).toBe('0');
+    expect((await counts(centre1)).unwritten).toBe(before.c1.unwritten);
+    expect((await counts(centre2)).unwritten).toBe(before.c2.unwritten);
   });
 
   test('the loop\'s refusals: REPORT008, REPORT010, REPORT603; approved upstairs the primary prints it', async () => {
