@@ -9,5 +9,5 @@ CREATE INDEX IF NOT EXISTS report_remote_work_idx ON report (id)
   INCLUDE (superior_hospital_id, due_at, remote_claimed_by, remote_claimed_at, report_state)
   WHERE sent_to_superior AND report_state <> 4;
 CREATE INDEX IF NOT EXISTS exam_remote_work_idx ON exam (id)
-  INCLUDE (hospital_id, exam_state, hidden, report_state)
+  INCLUDE (hospital_id, exam_state, hidden, report_state, created_at)
   WHERE sent_to_superior AND report_state <> 4;

@@ -216,8 +216,9 @@ async function writeAction(q: Queryable, ctx: ActionContext, change: Change): Pr
     Object.assign(ctx.set, {
       report_state: to,
       version: report.version + 1,
-      last_operator_id: me.userId,
-      last_operator_name: me.name,
+      // The platform's own actions (PLATFORM) have no user as operator.
+      last_operator_id: me.userId || null,
+      last_operator_name: me.name || null,
       last_operate_time: ctx.now,
       updated_at: ctx.now,
     });
@@ -250,7 +251,7 @@ async function writeAction(q: Queryable, ctx: ActionContext, change: Change): Pr
   }
   if (logs.length) {
     const who = `$1, ${value(report.exam_hospital_id)}`;
-    const by = `${value(me.userId)}, ${value(me.name)}`;
+    const by = `${value(me.userId || null)}, ${value(me.name || null)}`;
     const rows = logs.map(
       ({ type, detail }) =>
         `(${who}, ${value(type)}, ${by}, ${value(
@@ -310,6 +311,36 @@ export const BATCH_BODY = engine.BATCH_BODY;
  */
 export function perform(db: Db, me: AuthContext, id: number, name: string, input: ActionInput, requestKey?: string): Promise<PerformResult> {
   return engine.perform(db, REPORT_ADAPTER, me, id, name, input, requestKey);
+}
+
+/**
+ * The platform itself as the caller of the actions the table declares `on` an event
+ * (engine.raise): every report within reach, no user's rights, logged without a user.
+ */
+export const PLATFORM: AuthContext = {
+  userId: 0,
+  name: '',
+  mobile: '',
+  status: 1,
+  hospitalId: null,
+  hospitalName: null,
+  roleId: null,
+  roleName: null,
+  permissions: {},
+  scope: { all: true, hospitalIds: [], conditionSets: [] },
+  tokenHash: '',
+  rememberMe: false,
+  passwordExpired: false,
+  passwordWeak: false,
+};
+
+/**
+ * Exam `id` became examined, in the transaction `q` that examined it (images matched,
+ * the modality's procedure completed): the report actions declared `on` "examined"
+ * (trusteeship: sent up to write for an externally run hospital). The actions done.
+ */
+export function reportExamined(q: Queryable, id: number): Promise<string[]> {
+  return engine.raise(q, REPORT_ADAPTER, PLATFORM, id, 'examined', (tx, examId) => selectReport(tx, examId, PLATFORM, false));
 }
 
 /** The actions the caller may take on the report now (see the engine's allowedActions). */

@@ -108,8 +108,9 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     },
   );
 
-  // One route per declared action: the table is the only list of them.
+  // One route per declared action: the table is the only list of them (but those the platform performs by itself, `on` an event).
   for (const [name, action] of Object.entries(WORKFLOW.actions)) {
+    if (action.on) continue;
     fastify.post<{ Params: { id: number }; Body: ReportAction; Headers: { 'idempotency-key'?: string } }>(
       `/report/${name}/:id`,
       {

@@ -19,11 +19,15 @@
  *   senior recalls and edits it, the centre reviews it again (spec section 4)
  * - trusteeship per hospital (org.business_mode): externally run (2), the primary only
  *   sends up to write; semi-external (3), the primary's submit goes up to review
+ * - externally run (2): the platform sends the report up to write when the images arrive
+ *   (the workflow's action on "examined"), started clock, logged without a user; an
+ *   autonomous hospital's report stays; no route takes the platform's action
  */
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
-import { demoOrgsAndItems, examinedExam } from '../support/exam';
+import { demoOrgsAndItems, examinedExam, registerExam } from '../support/exam';
+import { syntheticSeries } from '../../mock/dicom';
 import workflow from '../../config/workflows/report.json';
 
 const R = '/api/report/v1';
@@ -271,5 +275,45 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
     expect((await remoteIds(senior, 'review')).map((r) => r.id)).toContain(half);
     expect((await call('POST', `${R}/remote/list/review`, centre1, {})).body.status).toBe('UAA103');
     await p.db.query('UPDATE org SET business_mode = NULL WHERE id = $1', [orgs.HOSP_A]);
+  });
+
+  test('externally run (2): the report goes up to write by itself once the images arrive (declared on "examined"); an autonomous hospital\'s stays', async () => {
+    const device = (await p.db.query<{ id: number; hospital_id: number }>("SELECT id, hospital_id FROM device WHERE ae_title = 'A_CT1'")).rows[0];
+    const ct = (await p.db.query<{ id: number; organ_id: number }>("SELECT id, organ_id FROM exam_item WHERE hospital_id = $1 AND modality = 'CT' ORDER BY id LIMIT 1", [orgs.HOSP_A])).rows[0];
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+    let n = 0;
+    /** An exam of hospital A registered through the API, and its images sent by A's CT (matched on arrival by the accession number). */
+    const imaged = async (superiorHospitalId?: number) => {
+      const e = await registerExam(p.app, admin, {
+        hospitalId: orgs.HOSP_A, hisPatientName: '王五', sex: 1, age: 50, ageUnit: 4, patientSource: 1, outPatientNo: 'MZ19', deviceId: device.id, items: [{ itemId: ct.id, organId: ct.organ_id }], superiorHospitalId,
+      });
+      expect((await detail(docA, e.id)).data).toMatchObject({ sentToSuperior: false });
+      const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.19${kind.length}${++n}`, count: 2, patientName: '王五', patientNameEn: 'Wang^Wu', sex: 'M', studyDate: today, accessionNumber: e.examCode, patientId: e.patientId });
+      for (const inst of series.instances) await p.app.archive.storeBuffer(inst.bytes, { hospitalId: device.hospital_id, deviceId: device.id, sender: 'A_CT1' });
+      const state = (await p.db.query<{ exam_state: number }>('SELECT exam_state FROM exam WHERE id = $1', [e.id])).rows[0];
+      expect(state.exam_state).toBe(2);
+      return e.id as number;
+    };
+    // Autonomous: examined, the report stays with hospital A.
+    const own = await imaged(orgs.CENTRAL);
+    expect((await detail(docA, own)).data).toMatchObject({ reportState: -1, sentToSuperior: false });
+    expect((await logs(docA, own)).map((l) => l.type)).not.toContain('submitSuperiorWrite');
+    // Externally run: sent up to write to the superior registered on the exam, its clock started, in the centre's worklist, logged without a user.
+    await p.db.query('UPDATE org SET business_mode = 2 WHERE id = $1', [orgs.HOSP_A]);
+    try {
+      const id = await imaged(orgs.CENTRAL);
+      expect((await detail(docA, id)).data).toMatchObject({ reportState: -1, sentToSuperior: true, superiorHospitalName: '县中心医院', actions: ['withdraw'] });
+      expect((await detail(senior, id)).data).toMatchObject({ mode: 'remote', actions: expect.arrayContaining(['claim', 'save']) });
+      expect((await remoteIds(senior, 'write')).find((r) => r.id === id)).toMatchObject({ dueAt: expect.any(String), dueState: 'ok' });
+      const sent = (await logs(senior, id)).filter((l) => l.type === 'submitSuperiorWrite');
+      expect(sent).toEqual([expect.objectContaining({ operatorName: '-', action: 'sendUpExternallyRun' })]);
+      // No user may take the platform's action (it has no route).
+      expect((await act(docA, 'sendUpExternallyRun', id, { version: await version(id) })).code).toBe(404);
+      // None registered and several above A (the region and the central hospital): it waits to be sent by hand.
+      const unsure = await imaged();
+      expect((await detail(docA, unsure)).data).toMatchObject({ sentToSuperior: false, actions: expect.arrayContaining(['submitSuperiorWrite']) });
+    } finally {
+      await p.db.query('UPDATE org SET business_mode = NULL WHERE id = $1', [orgs.HOSP_A]);
+    }
   });
 });
