@@ -42,7 +42,10 @@ export const REPORT_SCOPE: ScopeTarget = {
  */
 export function remoteServedSql(me: AuthContext, hospital = 'e.hospital_id', role = String(Number(me.roleId) || 0)): string {
   if (me.scope.all) return 'TRUE';
-  return `EXISTS (SELECT 1 FROM role ro WHERE ro.id = ${role} AND ro.remote_org_ids @> to_jsonb(${hospital}))`;
+  // The role's hospitals as an array read once per statement, each row tested against it: the planner
+  // then sees a plain comparison (a jsonb containment per row kept it from joining the central
+  // worklist's two indexes by merge, bench/suites/remote.ts).
+  return `${hospital} = ANY(ARRAY(SELECT jsonb_array_elements_text(ro.remote_org_ids)::int FROM role ro WHERE ro.id = ${role}))`;
 }
 
 /**

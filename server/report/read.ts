@@ -131,7 +131,9 @@ const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.na
   left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis",
   -- The remote centre's claim (live ones only: the join above): who has it.
   cu.name AS "claimedByName", cu.id AS "_claimedBy", coalesce(r.remote_approved, false) AS "_approved",
-  coalesce(r.remote_recalled, false) AS "_recalled", o.business_mode AS "_businessMode"`;
+  coalesce(r.remote_recalled, false) AS "_recalled", o.business_mode AS "_businessMode",
+  -- The grade-safety setting (masking) with the rows, as the detail reads it: one round trip less.
+  ${GRADE_SAFETY_ON_SQL} AS "_gradeSafety"`;
 
 /**
  * The workflow actions the caller may take now on a list row (the engine's

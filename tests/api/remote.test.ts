@@ -53,6 +53,8 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
   const remoteIds = async (token: string, list: string) => {
     const r = await call('POST', `${R}/remote/list/${list}`, token, { page: 1, pageSize: 100 });
     expect(r.body.status).toBe('0');
+    // The columns read only to judge a row's actions ("_…") stay on the server.
+    expect(r.body.data.list.flatMap((row: object) => Object.keys(row).filter((k) => k.startsWith('_')))).toEqual([]);
     return r.body.data.list as Array<{ id: number; claimedByName?: string; actions: string[] }>;
   };
   const version = async (id: number) => (await p.db.query<{ v: number }>('SELECT coalesce((SELECT version FROM report WHERE id = $1), 0) AS v', [id])).rows[0].v;
