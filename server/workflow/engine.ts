@@ -137,7 +137,7 @@ export async function perform<Row, Input extends BaseInput, C extends EngineCont
   input: Input,
   requestKey?: string,
 ): Promise<PerformResult> {
-  return db.tx((q) => performIn(q, adapter, me, id, name, input, requestKey));
+  return db.tx((q) => performIn(q, adapter, me, { id, name, input, requestKey }));
 }
 
 /**
@@ -148,11 +148,7 @@ async function performIn<Row, Input extends BaseInput, C extends EngineContext<R
   q: Queryable,
   adapter: Adapter<Row, Input, C>,
   me: AuthContext,
-  id: number,
-  name: string,
-  input: Input,
-  requestKey?: string,
-  platform = false,
+  { id, name, input, requestKey, platform = false }: { id: number; name: string; input: Input; requestKey?: string; platform?: boolean },
 ): Promise<PerformResult> {
   const w = adapter.workflow;
   const action = actionOf(w, name);
@@ -211,7 +207,7 @@ export async function raise<Row, Input extends BaseInput, C extends EngineContex
     const row = await read(q, id);
     if (!row || !offered(adapter, row, actor, name, action)) continue;
     try {
-      await performIn(q, adapter, actor, id, name, { version: adapter.version?.(row) } as Input, undefined, true);
+      await performIn(q, adapter, actor, { id, name, input: { version: adapter.version?.(row) } as Input, platform: true });
       done.push(name);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
