@@ -10,7 +10,7 @@
  * Through the real API stack in this process (app.inject, as the exam suite), with the
  * central senior's session:
  * - the central worklist's first page (POST report/list/write {model: remote}, 20 rows
- *   and the total), newest first and most urgent first (sorted by due time), each as
+ *   and the total), most urgent first (the tab's own order, by due time) and newest first, each as
  *   mean latency against GET report/detail/:id of the waiting reports (a primary-key
  *   read through the same stack) in the same round (goal ratio <= 2);
  * - one pass of the overdue sweep over the waiting reports.
@@ -85,8 +85,13 @@ export async function seedRemote(db: Queryable, reports = REPORTS): Promise<{ or
     [orgs.CENTRAL, HOSPITALS],
   );
   const hospitals = (await db.query<{ id: number }>('SELECT id FROM org WHERE parent_id = $1 ORDER BY id', [orgs.CENTRAL])).rows.map((r) => r.id);
-  // The central senior serves all of them (the role's remote-centre authorization).
-  await db.query(`UPDATE role SET region_org_ids = to_jsonb($1::int[]) WHERE id IN (SELECT m.role_id FROM user_membership m JOIN app_user u ON u.id = m.user_id WHERE u.mobile = '13800000005')`, [hospitals]);
+  // The central senior serves all of them (the role's remote-centre authorization; its data scope
+  // reaches them too). The remote lists hold only the hospitals the authorization names.
+  await db.query(
+    `UPDATE role SET region_org_ids = to_jsonb($1::int[]), remote_org_ids = to_jsonb($1::int[])
+      WHERE id IN (SELECT m.role_id FROM user_membership m JOIN app_user u ON u.id = m.user_id WHERE u.mobile = '13800000005')`,
+    [hospitals],
+  );
 
   const firstId = (await db.query<{ n: number }>('SELECT coalesce(max(id), 0)::int + 1 AS n FROM exam')).rows[0].n;
   await db.query(bulkInsert(hospitals, { count: reports, examined: true }));
@@ -127,9 +132,10 @@ export async function run(ctx: BenchContext) {
     const ids = (
       await db.query<{ id: number }>('SELECT id FROM report WHERE sent_to_superior AND report_state IN (-1, 1) AND superior_hospital_id = $1 ORDER BY random() LIMIT 500', [orgs.CENTRAL])
     ).rows.map((r) => r.id);
-    const newest = { page: 1, pageSize: 20, model: 'remote' };
-    const urgent = { ...newest, sort: { field: 'dueAt', order: 'ascend' } };
-    const first = (await inject('POST', `${R}/list/write`, newest)).json().data;
+    // The to-write tab as it opens (soonest due first), and sorted newest first by a column head.
+    const urgent = { page: 1, pageSize: 20, model: 'remote' };
+    const newest = { ...urgent, sort: { field: 'createdAt', order: 'descend' } };
+    const first = (await inject('POST', `${R}/list/write`, urgent)).json().data;
     if (first.list.length !== 20) throw new Error(`the worklist's first page has ${first.list.length} rows`);
 
     const detail: number[] = [];
@@ -143,8 +149,8 @@ export async function run(ctx: BenchContext) {
     }
     const ref = median(detail);
     ctx.report({ bench: 'GET report/detail/:id ms (reference: a primary-key read through the same stack, the central senior)', value: round(ref) });
-    ctx.report({ bench: `POST report/list/write {model: remote} first page ms (20 rows of ${first.total} waiting at the central hospital, newest first)`, value: round(median(list)), reference: round(ref), ratio: round(median(list) / ref, 1), goal: '<= 2' });
-    ctx.report({ bench: `POST report/list/write {model: remote} first page ms (most urgent first: sorted by due time)`, value: round(median(byDue)), reference: round(ref), ratio: round(median(byDue) / ref, 1), goal: '<= 2' });
+    ctx.report({ bench: `POST report/list/write {model: remote} first page ms (20 rows of ${first.total} to write at the central hospital, newest first)`, value: round(median(list)), reference: round(ref), ratio: round(median(list) / ref, 1), goal: '<= 2' });
+    ctx.report({ bench: `POST report/list/write {model: remote} first page ms (most urgent first: the tab's order, by due time)`, value: round(median(byDue)), reference: round(ref), ratio: round(median(byDue) / ref, 1), goal: '<= 2' });
 
     // The overdue sweep over what waits (past due by now): noted afresh, as the platform's own
     // sweeper may have noted them while the lists were measured.

@@ -11,6 +11,7 @@ import crypto from 'node:crypto';
 import type { Db, Queryable } from '../db';
 import { EXAM_STATE, writeLog, type ExamLogAction, type LogActor } from '../exam/domain';
 import type { NaturalDataset } from './worklist';
+import { reportExamined } from '../report/engine';
 
 export const MPPS_STATUS = { inProgress: 'IN PROGRESS', completed: 'COMPLETED', discontinued: 'DISCONTINUED' } as const;
 
@@ -93,6 +94,8 @@ async function applyToExam(q: Queryable, exam: ExamOfStep, status: string, sopIn
     await q.query(`UPDATE exam SET exam_state = ${EXAM_STATE.examined}, exam_time = coalesce(exam_time, now()), updated_at = now() WHERE id = $1`, [exam.id]);
   }
   await writeLog(q, exam, LOG_ACTION[status], actor, { fromState: exam.exam_state, mpps: sopInstanceUid });
+  // Examined: the report's workflow hears it (after the exam's own log entry, which comes first in the record).
+  if (status === MPPS_STATUS.completed && exam.exam_state === EXAM_STATE.registered) await reportExamined(q, exam.id);
 }
 
 /** Plain JSON of a naturalized dataset (dcmjs's bookkeeping members dropped). */

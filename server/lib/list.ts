@@ -32,6 +32,22 @@ export interface ListSpec {
   where?: string;
   /** Filters that are not a plain column test, given the parameter placeholder (e.g. membership EXISTS). */
   customFilters?: Record<string, (param: string) => string>;
+  /**
+   * Values of the placeholders $1..$n that the texts above use (the caller's id, the
+   * business clock): a value written into the text would make a new text, parsed and
+   * planned anew, for every caller and every instant.
+   */
+  params?: unknown[];
+  /**
+   * The row's unique key (e.g. "e.id"). Given it, the page is chosen (and the total
+   * counted) on the key and the sorted and filtered columns alone, and only the page's
+   * rows are read whole: the joins that only add columns (left joins on a unique key)
+   * then drop out of the counting query, and the wide rows are built for 20 rows, not
+   * for every row of the list.
+   */
+  key?: string;
+  /** The texts are one of a fixed few (all values in params): PostgreSQL keeps them prepared (QueryOptions.prepare). */
+  prepare?: boolean;
 }
 
 export interface ListBody {
@@ -50,6 +66,11 @@ export const MAX_PAGE_SIZE = 100;
  */
 export function listConditions(spec: ListSpec, filters: ListBody['filters'], scope: DataScope | undefined, params: unknown[]): string[] {
   const where: string[] = [];
+  if (spec.params?.length) {
+    // The spec's texts number their placeholders from $1.
+    if (params.length) throw new Error('listConditions: a spec with params starts the parameter list');
+    params.push(...spec.params);
+  }
   if (spec.where) where.push(spec.where);
   if (scope && spec.scope) where.push(scopeSql(scope, spec.scope, params));
   for (const [field, raw] of Object.entries(filters ?? {})) {
@@ -107,11 +128,21 @@ export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | 
   const pageSize = Math.min(Math.max(1, Math.trunc(body.pageSize ?? 20)), MAX_PAGE_SIZE);
   const page = Math.max(1, Math.trunc(body.page ?? 1));
   params.push(pageSize, (page - 1) * pageSize);
+  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const limit = `LIMIT $${params.length - 1} OFFSET $${params.length}`;
+  if (spec.key) {
+    // The page's keys first (spec.key), then their rows whole, in the same order.
+    const sql = `SELECT ${spec.select}, p.__total AS "__total"
+                   FROM ${spec.from}
+                   JOIN (SELECT ${spec.key} AS __key, count(*) OVER () AS __total FROM ${spec.from} ${whereSql} ORDER BY ${order} ${limit}) p ON p.__key = ${spec.key}
+                  ORDER BY ${order}`;
+    return { sql, params };
+  }
   const sql = `SELECT ${spec.select}, count(*) OVER () AS "__total"
                  FROM ${spec.from}
-                ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                ${whereSql}
                 ORDER BY ${order}
-                LIMIT $${params.length - 1} OFFSET $${params.length}`;
+                ${limit}`;
   return { sql, params };
 }
 
@@ -122,12 +153,12 @@ export async function runList<T extends Record<string, unknown>>(
   scope: DataScope | undefined,
 ): Promise<{ list: T[]; total: number }> {
   const { sql, params } = buildListSql(spec, body, scope);
-  const { rows } = await q.query<T & { __total: number }>(sql, params);
+  const { rows } = await q.query<T & { __total: number }>(sql, params, { prepare: spec.prepare });
   let total = rows.length ? Number(rows[0].__total) : 0;
   if (!rows.length && (body.page ?? 1) > 1) {
     // Past the last page: still report how many there are.
     const count = buildListSql(spec, { ...body, page: 1, pageSize: 1 }, scope);
-    const r = await q.query<{ __total: number }>(count.sql, count.params);
+    const r = await q.query<{ __total: number }>(count.sql, count.params, { prepare: spec.prepare });
     total = r.rows.length ? Number(r.rows[0].__total) : 0;
   }
   return { list: rows.map(({ __total, ...rest }) => rest as unknown as T), total };

@@ -19,6 +19,7 @@ import { AppError } from '../lib/errors';
 import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
 import { checkAgainstSchema } from '../lib/schemas';
 import { EXAM_STATE, writeLog, type LogActor } from '../exam/domain';
+import { reportExamined } from '../report/engine';
 
 /** The policy, checked against schemas/matchingPolicy.json when the server starts (a bad file stops it). */
 export function checkPolicy(candidate: unknown): MatchingPolicy {
@@ -412,9 +413,13 @@ export async function logMatch(q: Queryable, e: MatchLogEntry): Promise<void> {
   );
 }
 
-/** Sets the exam's image status, counts and images-in time (turnaround statistics) from its matched studies; a first image marks it examined. */
+/**
+ * Sets the exam's image status, counts and images-in time (turnaround statistics) from
+ * its matched studies; a first image marks it examined, which the report's workflow
+ * hears (reportExamined: e.g. an externally run hospital's report goes up to write).
+ */
 export async function refreshExamImages(q: Queryable, examId: number): Promise<void> {
-  await q.query(
+  const { rows } = await q.query<{ examined: boolean }>(
     `UPDATE exam e SET series_count = s.series, instance_count = s.instances,
             image_status = CASE WHEN s.studies > 0 THEN 1 ELSE 0 END,
             exam_state = CASE WHEN s.studies > 0 AND e.exam_state = ${EXAM_STATE.registered} THEN ${EXAM_STATE.examined} ELSE e.exam_state END,
@@ -423,10 +428,13 @@ export async function refreshExamImages(q: Queryable, examId: number): Promise<v
             updated_at = now()
        FROM (SELECT count(*)::int AS studies, coalesce(sum(series_count), 0)::int AS series, coalesce(sum(instance_count), 0)::int AS instances,
                     min(received_at) AS first_at
-               FROM dicom_study WHERE exam_id = $1) s
-      WHERE e.id = $1`,
+               FROM dicom_study WHERE exam_id = $1) s,
+            (SELECT exam_state FROM exam WHERE id = $1) before
+      WHERE e.id = $1
+      RETURNING before.exam_state = ${EXAM_STATE.registered} AND e.exam_state = ${EXAM_STATE.examined} AS examined`,
     [examId],
   );
+  if (rows[0]?.examined) await reportExamined(q, examId);
 }
 
 interface ExamRef {

@@ -40,16 +40,23 @@ export const REPORT_SCOPE: ScopeTarget = {
  * is the SQL of the exam's hospital. Read from the role at query time, so an edit of
  * the role counts at once; the role id comes from the session (an integer).
  */
-export function remoteServedSql(me: AuthContext, hospital = 'e.hospital_id'): string {
+export function remoteServedSql(me: AuthContext, hospital = 'e.hospital_id', role = String(Number(me.roleId) || 0)): string {
   if (me.scope.all) return 'TRUE';
-  return `EXISTS (SELECT 1 FROM role ro WHERE ro.id = ${Number(me.roleId) || 0} AND ro.remote_org_ids @> to_jsonb(${hospital}))`;
+  // The role's hospitals as an array read once per statement, each row tested against it: the planner
+  // then sees a plain comparison (a jsonb containment per row kept it from joining the central
+  // worklist's two indexes by merge, bench/suites/remote.ts).
+  return `${hospital} = ANY(ARRAY(SELECT jsonb_array_elements_text(ro.remote_org_ids)::int FROM role ro WHERE ro.id = ${role}))`;
 }
 
-/** The report scope for the caller: a report sent to the caller's hospitals only when the role serves the exam's hospital. */
-export function reportScope(me: AuthContext): ScopeTarget {
+/**
+ * The report scope for the caller: a report sent to the caller's hospitals only when the
+ * role serves the exam's hospital. `role`: the SQL of the role id (a placeholder in a
+ * text kept prepared), else the session's role id written in.
+ */
+export function reportScope(me: AuthContext, role?: string): ScopeTarget {
   if (me.scope.all) return REPORT_SCOPE;
   return {
-    hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR (r.sent_to_superior AND r.superior_hospital_id = ANY(${p}) AND ${remoteServedSql(me)}))`,
+    hospitalSql: (p) => `(e.hospital_id = ANY(${p}) OR (r.sent_to_superior AND r.superior_hospital_id = ANY(${p}) AND ${remoteServedSql(me, 'e.hospital_id', role)}))`,
     fields: inScope.fields,
   };
 }
@@ -212,8 +219,9 @@ async function writeAction(q: Queryable, ctx: ActionContext, change: Change): Pr
     Object.assign(ctx.set, {
       report_state: to,
       version: report.version + 1,
-      last_operator_id: me.userId,
-      last_operator_name: me.name,
+      // The platform's own actions (PLATFORM) have no user as operator.
+      last_operator_id: me.userId || null,
+      last_operator_name: me.name || null,
       last_operate_time: ctx.now,
       updated_at: ctx.now,
     });
@@ -246,7 +254,7 @@ async function writeAction(q: Queryable, ctx: ActionContext, change: Change): Pr
   }
   if (logs.length) {
     const who = `$1, ${value(report.exam_hospital_id)}`;
-    const by = `${value(me.userId)}, ${value(me.name)}`;
+    const by = `${value(me.userId || null)}, ${value(me.name || null)}`;
     const rows = logs.map(
       ({ type, detail }) =>
         `(${who}, ${value(type)}, ${by}, ${value(
@@ -306,6 +314,36 @@ export const BATCH_BODY = engine.BATCH_BODY;
  */
 export function perform(db: Db, me: AuthContext, id: number, name: string, input: ActionInput, requestKey?: string): Promise<PerformResult> {
   return engine.perform(db, REPORT_ADAPTER, me, id, name, input, requestKey);
+}
+
+/**
+ * The platform itself as the caller of the actions the table declares `on` an event
+ * (engine.raise): every report within reach, no user's rights, logged without a user.
+ */
+export const PLATFORM: AuthContext = {
+  userId: 0,
+  name: '',
+  mobile: '',
+  status: 1,
+  hospitalId: null,
+  hospitalName: null,
+  roleId: null,
+  roleName: null,
+  permissions: {},
+  scope: { all: true, hospitalIds: [], conditionSets: [] },
+  tokenHash: '',
+  rememberMe: false,
+  passwordExpired: false,
+  passwordWeak: false,
+};
+
+/**
+ * Exam `id` became examined, in the transaction `q` that examined it (images matched,
+ * the modality's procedure completed): the report actions declared `on` "examined"
+ * (trusteeship: sent up to write for an externally run hospital). The actions done.
+ */
+export function reportExamined(q: Queryable, id: number): Promise<string[]> {
+  return engine.raise(q, REPORT_ADAPTER, PLATFORM, id, 'examined', (tx, examId) => selectReport(tx, examId, PLATFORM, false));
 }
 
 /** The actions the caller may take on the report now (see the engine's allowedActions). */

@@ -235,6 +235,12 @@ export const GUARDS: Record<string, Guard> = {
       if (report.exam_business_mode === 2 && me.hospitalId === report.exam_hospital_id && !report.sent_to_superior && report.report_state !== 8) throw new AppError('REPORT007');
     },
   },
+  /** Trusteeship (codes/businessMode.json): the exam's hospital is run externally (2), its reports read by the superior hospital. */
+  externallyRun: {
+    check({ report }) {
+      if (report.exam_business_mode !== 2) throw new AppError('REPORT007');
+    },
+  },
   /** Only the hospital the report was sent to works as the remote centre (claims). */
   atSuperior: {
     check({ report, me }) {

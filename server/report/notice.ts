@@ -7,7 +7,8 @@
  * regional authorization) not sent upward — an index-only scan of
  * exam_report_todo_idx; model `remote`: the reports sent to the caller's hospitals —
  * report_superior_idx, with `overdue`, those past their turnaround limit (the centre
- * lead's notice: the sweep notes them, ./turnaround.ts). Reads exam, report, report_crisis and user_membership.
+ * lead's notice: the sweep notes them, ./turnaround.ts), and without the reports another
+ * doctor of the centre has claimed (as the caller's work tabs: not theirs to act on). Reads exam, report, report_crisis and user_membership.
  *
  * Many clients of one hospital poll at once: callers with the same scope share one
  * query while it runs, and on the embedded database the answer is kept until a write
@@ -29,7 +30,7 @@ import { hasPermission } from '../identity/access';
 import { ACKNOWLEDGE_RIGHT, crisisCount } from './crisis';
 import { inScope } from '../exam/domain';
 import { WORKFLOW } from './workflow';
-import { remoteServedSql } from './engine';
+import { CLAIM_LIVE, remoteServedSql } from './engine';
 import type { Model } from './read';
 
 export interface NoticeCounts {
@@ -56,11 +57,43 @@ function countSql(model: Model, me: AuthContext, params: unknown[]): string {
   // Sent to the caller's hospitals from the hospitals the role serves as a remote centre; a role's custom conditions
   // and that authorization are on exam fields, so only they need the exam.
   // Overdue: those of them the turnaround sweep found past their limit (server/report/turnaround.ts), for the centre lead.
+  // Claims: the live ones by claimant, state and end (a few: each doctor holds a handful), so that the
+  // answer, shared by every doctor of the role, is cut per caller and per moment (callerCounts).
   const where = scopeSql(scope, { hospitalColumn: 'r.superior_hospital_id', fields: inScope.fields }, params);
   const join = scope.conditionSets.length || !scope.all ? 'JOIN exam e ON e.id = r.id' : '';
-  return `SELECT ${filters}, count(*) FILTER (WHERE late)::int AS overdue
-            FROM (SELECT r.report_state AS s, (r.overdue_at IS NOT NULL AND r.final_at IS NULL AND r.clock_paused_at IS NULL) AS late FROM report r ${join}
-            WHERE r.sent_to_superior AND r.report_state = ANY(${states}) AND ${where} AND ${remoteServedSql(me)}) x`;
+  return `WITH x AS (
+            SELECT r.report_state AS s, (r.overdue_at IS NOT NULL AND r.final_at IS NULL AND r.clock_paused_at IS NULL) AS late,
+                   CASE WHEN ${CLAIM_LIVE} THEN r.remote_claimed_by END AS claimant,
+                   r.remote_claimed_at + make_interval(secs => ${Number(WORKFLOW.claimSeconds)}) AS claim_ends
+              FROM report r ${join}
+             WHERE r.sent_to_superior AND r.report_state = ANY(${states}) AND ${where} AND ${remoteServedSql(me)})
+          SELECT ${filters}, count(*) FILTER (WHERE late)::int AS overdue,
+                 (SELECT coalesce(json_agg(json_build_object('by', c.claimant, 's', c.s, 'ends', c.claim_ends, 'n', c.n)), '[]'::json)
+                    FROM (SELECT claimant, s, claim_ends, count(*)::int AS n FROM x WHERE claimant IS NOT NULL GROUP BY 1, 2, 3) c) AS claims
+            FROM x`;
+}
+
+interface Claimed {
+  by: number | string;
+  s: number;
+  ends: string;
+  n: number;
+}
+
+/**
+ * The remote counts as the caller may act on them: a report another doctor of the centre
+ * holds a live claim on is out of the caller's work tabs (read.ts listSpec), so out of
+ * their counts too; the overdue count (the lead's) keeps it. A claim that lapsed since the
+ * shared answer was read counts again (judged at the moment of the poll).
+ */
+function callerCounts(counts: NoticeCounts & { claims?: Claimed[] }, me: AuthContext): NoticeCounts {
+  const { claims, ...own } = counts;
+  const now = Date.now();
+  for (const c of claims ?? []) {
+    if (Number(c.by) === Number(me.userId) || new Date(c.ends).getTime() <= now) continue;
+    for (const k of KINDS) if ((WORKFLOW.notice[k] as number[]).includes(c.s)) own[k] -= c.n;
+  }
+  return own;
 }
 
 const counted = new WeakMap<Db, ReadCache<NoticeCounts>>();
@@ -74,7 +107,7 @@ export async function noticeCounts(db: Db, model: Model, me: AuthContext): Promi
       const params: unknown[] = [];
       const sql = countSql(model, me, params);
       return (await db.query<NoticeCounts>(sql, params)).rows[0];
-    }),
+    }).then((shared) => callerCounts(shared, me)),
     // Addressed by the caller's hospital and department there (user_membership) and the
     // departments the hospital sends every critical value to (org), within the scope.
     readCacheOf(crises, db, ['report_crisis', 'exam', 'user_membership', 'org'], ['exam']).get(`${model}|${me.userId}|${me.hospitalId}|${hasPermission(me.permissions, ACKNOWLEDGE_RIGHT)}|${scope}`, () =>

@@ -16,7 +16,7 @@ import { allowedActions, CLAIM_LIVE, loadReport, modeOf, remoteServedSql, report
 import { WORKFLOW } from './workflow';
 import { clock } from '../lib/clock';
 import { dueStateSql } from './turnaround';
-import { scopeSql } from '../identity/scope';
+import { scopeSql, type ScopeTarget } from '../identity/scope';
 
 /** The report of `row` as the API sends it (entities/report.json fields), with what the caller may do. */
 export function reportView(row: ReportRow, me: AuthContext): Record<string, unknown> {
@@ -104,7 +104,9 @@ export async function loadDetail(q: Queryable, id: number, me: AuthContext): Pro
   return { row: row as unknown as ReportRow, header: dropNulls(header), gradeSafety: all.grade_safety === true };
 }
 
-export const LIST_FROM = `exam e JOIN org o ON o.id = e.hospital_id
+// The exam's hospital as a left join: every exam has one (NOT NULL, a foreign key), so the
+// rows are the same, and the planner drops the join from a list's counting query (list.ts key).
+export const LIST_FROM = `exam e LEFT JOIN org o ON o.id = e.hospital_id
   LEFT JOIN report r ON r.id = e.id
   LEFT JOIN report_lock l ON l.report_id = e.id AND l.expires_at > now()
   LEFT JOIN org so ON so.id = r.superior_hospital_id
@@ -129,7 +131,9 @@ const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.na
   left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis",
   -- The remote centre's claim (live ones only: the join above): who has it.
   cu.name AS "claimedByName", cu.id AS "_claimedBy", coalesce(r.remote_approved, false) AS "_approved",
-  coalesce(r.remote_recalled, false) AS "_recalled", o.business_mode AS "_businessMode"`;
+  coalesce(r.remote_recalled, false) AS "_recalled", o.business_mode AS "_businessMode",
+  -- The grade-safety setting (masking) with the rows, as the detail reads it: one round trip less.
+  ${GRADE_SAFETY_ON_SQL} AS "_gradeSafety"`;
 
 /**
  * The workflow actions the caller may take now on a list row (the engine's
@@ -218,6 +222,18 @@ const states = (list: number[]) => list.map(Number).join(', ');
  * remote model they hold only what was sent to the caller's hospitals.
  */
 export function listSpec(kind: ListKind, model: Model | undefined, me: AuthContext): ListSpec {
+  // The caller's ids and the business clock go in as parameters: the text is then one per
+  // kind and model (and filters), kept prepared on PostgreSQL rather than planned per call.
+  const params: unknown[] = [];
+  const named = new Map<string, string>();
+  const param = (name: string, value: unknown, type: string) => {
+    if (!named.has(name)) named.set(name, `$${params.push(value)}::${type}`);
+    return named.get(name)!;
+  };
+  // Due states are judged at the business clock's now (lib/clock.ts).
+  const dueState = dueStateSql(param('now', clock.now(), 'timestamptz'));
+  const uid = () => param('user', Number(me.userId), 'int');
+  const role = () => param('role', Number(me.roleId) || 0, 'int');
   const where: string[] = [];
   if (kind === 'write') where.push(`e.exam_state = 2 AND NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.write)})`);
   if (kind === 'review') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.review)})`);
@@ -226,27 +242,39 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   // All reports: the examined exams, and any exam a report was started for.
   if (kind === 'all') where.push('NOT e.hidden AND (e.exam_state = 2 OR r.id IS NOT NULL)');
   if (kind === 'mine') {
-    // The caller's id comes from the session (an integer), not from the request.
-    const uid = Number(me.userId);
-    where.push(`NOT e.hidden AND (EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid})
-      OR r.writer_id = ${uid} OR r.reviewer_id = ${uid} OR r.recheck_doctor_id = ${uid})`);
+    where.push(`NOT e.hidden AND (EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid()})
+      OR r.writer_id = ${uid()} OR r.reviewer_id = ${uid()} OR r.recheck_doctor_id = ${uid()})`);
   }
   const effective = model ?? (kind === 'mine' || kind === 'all' ? undefined : 'report');
   if (effective === 'report') where.push('NOT e.sent_to_superior');
   if (effective === 'remote') {
     where.push('e.sent_to_superior');
-    if (!me.scope.all) where.push(`r.superior_hospital_id IN (${me.scope.hospitalIds.map(Number).join(', ') || 'NULL'})`, remoteServedSql(me));
+    // The report's own copies of the exam's state (kept equal by the engine) as well: they let the
+    // partial indexes of report rows waiting at a centre (migration 0036) serve the work tabs.
+    const own = kind === 'write' || kind === 'review' || kind === 'done' ? WORKFLOW.lists[kind] : undefined;
+    where.push(`r.sent_to_superior${own ? ` AND r.report_state IN (${states(own)})` : ''}`);
     // Claimed by another doctor of the centre: out of the caller's work tabs (still under all and done).
-    if (kind === 'write' || kind === 'review') where.push(`NOT coalesce(${CLAIM_LIVE} AND r.remote_claimed_by <> ${Number(me.userId)}, false)`);
+    if (kind === 'write' || kind === 'review') where.push(`NOT coalesce(${CLAIM_LIVE} AND r.remote_claimed_by <> ${uid()}, false)`);
   }
   // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
-  // Due states are judged at the business clock's now (lib/clock.ts), written in as a literal of the server's own making.
-  const dueState = dueStateSql(`'${clock.now().toISOString()}'::timestamptz`);
-  const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${Number(me.userId)}) AS "_assignedToMe"`;
+  const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid()}) AS "_assignedToMe"`;
+  // The remote model's rows are those sent to the caller's hospitals from hospitals the role
+  // serves: its scope test says just that, which implies the report scope's test (one
+  // remote-centre test in the text, not two: each costs the planner a semi-join).
+  // (The role's placeholder is numbered now, before the conditions' own are appended.)
+  const served = me.scope.all ? 'TRUE' : remoteServedSql(me, 'e.hospital_id', role());
+  const scope: ScopeTarget = me.scope.all
+    ? reportScope(me)
+    : effective === 'remote'
+      ? { ...reportScope(me), hospitalSql: (p) => `(r.superior_hospital_id = ANY(${p}) AND ${served})` }
+      : reportScope(me, role());
   return {
     from: LIST_FROM,
     select: `${LIST_SELECT}, ${dueState} AS "dueState", ${assigned}`,
     columns: { ...COLUMNS, dueState },
+    params,
+    key: 'e.id',
+    prepare: true,
     filters: {
       hospitalId: 'id',
       examCode: 'like',
@@ -269,7 +297,7 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
     },
     // The centre's work tabs in order of urgency (the soonest due first); the rest newest first.
     defaultSort: effective === 'remote' && (kind === 'write' || kind === 'review') ? 'r.due_at ASC NULLS LAST, e.id DESC' : 'e.created_at DESC, e.id DESC',
-    scope: reportScope(me),
+    scope,
     where: where.join(' AND '),
   };
 }

@@ -137,41 +137,83 @@ export async function perform<Row, Input extends BaseInput, C extends EngineCont
   input: Input,
   requestKey?: string,
 ): Promise<PerformResult> {
+  return db.tx((q) => performIn(q, adapter, me, { id, name, input, requestKey }));
+}
+
+/**
+ * perform's body, in the caller's transaction `q`. `platform`: the platform itself acts
+ * (an action the table declares `on` an event, see raise): no user's right is asked for.
+ */
+async function performIn<Row, Input extends BaseInput, C extends EngineContext<Row, Input>>(
+  q: Queryable,
+  adapter: Adapter<Row, Input, C>,
+  me: AuthContext,
+  { id, name, input, requestKey, platform = false }: { id: number; name: string; input: Input; requestKey?: string; platform?: boolean },
+): Promise<PerformResult> {
   const w = adapter.workflow;
   const action = actionOf(w, name);
   if (!action) throw invalid('action', 'validation.enum');
-  return db.tx(async (q) => {
-    const row = await adapter.lockRow(q, id, me);
-    if (requestKey && adapter.recordRequest && !(await adapter.recordRequest(q, me, id, name, requestKey))) return { replayed: true };
-    if (!permittedBy(adapter, action, row, me)) throw new AppError('UAA103');
-    const closed = adapter.gate?.(row);
-    if (closed) throw new AppError(closed);
-    const versioned = action.versioned !== false;
-    const version = versioned ? adapter.version!(row) : 0;
-    if (versioned) {
-      if (input.version === undefined) throw invalid('version', 'validation.required');
-      if (input.version !== version) throw new AppError(w.versionConflict!);
-    }
-    const from = adapter.state(row);
-    const t = transitionFrom(action, from);
-    if (!t) {
-      if (action.idempotent && leadsTo(action, from)) return { replayed: true };
-      throw new AppError(action.stateErrors?.[String(from)] ?? adapter.stateError?.(row, me) ?? w.wrongState);
-    }
-    if (action.reason) checkReason(action.reason, input.reason);
+  const row = await adapter.lockRow(q, id, me);
+  if (requestKey && adapter.recordRequest && !(await adapter.recordRequest(q, me, id, name, requestKey))) return { replayed: true };
+  if (!(platform ? action.on : permittedBy(adapter, action, row, me))) throw new AppError('UAA103');
+  const closed = adapter.gate?.(row);
+  if (closed) throw new AppError(closed);
+  const versioned = action.versioned !== false;
+  const version = versioned ? adapter.version!(row) : 0;
+  if (versioned) {
+    if (input.version === undefined) throw invalid('version', 'validation.required');
+    if (input.version !== version) throw new AppError(w.versionConflict!);
+  }
+  const from = adapter.state(row);
+  const t = transitionFrom(action, from);
+  if (!t) {
+    if (action.idempotent && leadsTo(action, from)) return { replayed: true };
+    throw new AppError(action.stateErrors?.[String(from)] ?? adapter.stateError?.(row, me) ?? w.wrongState);
+  }
+  if (action.reason) checkReason(action.reason, input.reason);
 
-    const ctx = adapter.context({ q, me, row, input, name, action, now: clock.now(), set: {}, after: [], log: {} }, false);
-    if (action.reason) ctx.log.reason = input.reason;
-    await adapter.prepare?.(ctx);
-    for (const g of action.guards ?? []) await adapter.guards[g].check(ctx);
-    for (const f of action.effects ?? []) await adapter.effects[f](ctx);
+  const ctx = adapter.context({ q, me, row, input, name, action, now: clock.now(), set: {}, after: [], log: {} }, false);
+  if (action.reason) ctx.log.reason = input.reason;
+  await adapter.prepare?.(ctx);
+  for (const g of action.guards ?? []) await adapter.guards[g].check(ctx);
+  for (const f of action.effects ?? []) await adapter.effects[f](ctx);
 
-    const to = t.to === 'previous' ? adapter.previousState!(row) : (t.to ?? from);
-    await adapter.write(q, ctx, { name, action, from, to, versioned, log: action.log ? { type: action.log, detail: ctx.log } : null });
-    // Rows of other tables that read the entity as just written.
-    for (const work of ctx.after) await work();
-    return { replayed: false };
-  });
+  const to = t.to === 'previous' ? adapter.previousState!(row) : (t.to ?? from);
+  await adapter.write(q, ctx, { name, action, from, to, versioned, log: action.log ? { type: action.log, detail: ctx.log } : null });
+  // Rows of other tables that read the entity as just written.
+  for (const work of ctx.after) await work();
+  return { replayed: false };
+}
+
+/**
+ * Event `event` happened to entity `id` (the exam became examined), in the transaction
+ * `q` that made it happen: the platform performs the actions the table declares `on` it,
+ * each where the row (read first, unlocked: `read`; undefined, nothing to do) is in a
+ * state it starts from and passes its guards; refused, it is simply not done. `actor`
+ * is the platform's own caller (all data, no rights). The names of the actions done.
+ */
+export async function raise<Row, Input extends BaseInput, C extends EngineContext<Row, Input>>(
+  q: Queryable,
+  adapter: Adapter<Row, Input, C>,
+  actor: AuthContext,
+  id: number,
+  event: NonNullable<WorkflowAction['on']>[number],
+  read: (q: Queryable, id: number) => Promise<Row | undefined>,
+): Promise<string[]> {
+  const done: string[] = [];
+  for (const [name, action] of Object.entries(adapter.workflow.actions)) {
+    if (!action.on?.includes(event)) continue;
+    // Judged on the row as read before anything is written (no row is made for an action not taken).
+    const row = await read(q, id);
+    if (!row || !offered(adapter, row, actor, name, action)) continue;
+    try {
+      await performIn(q, adapter, actor, { id, name, input: { version: adapter.version?.(row) } as Input, platform: true });
+      done.push(name);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+    }
+  }
+  return done;
 }
 
 /**
@@ -184,23 +226,46 @@ export function allowedActions<Row, Input extends BaseInput, C extends EngineCon
   if (adapter.gate?.(row)) return [];
   const state = adapter.state(row);
   let ctx: C | undefined;
-  return Object.entries(adapter.workflow.actions)
-    .filter(([name, action]) => {
-      if (!transitionFrom(action, state) || !permittedBy(adapter, action, row, me)) return false;
-      ctx ??= adapter.context({ q: undefined as unknown as Queryable, me, row, input: {} as Input, name, action, now: clock.now(), set: {}, after: [], log: {} }, true);
-      const at = { ...ctx, name, action };
-      try {
-        for (const g of action.guards ?? []) {
-          const guard = adapter.guards[g];
-          if (!guard.input) guard.check(at);
-        }
-        return true;
-      } catch (e) {
-        if (e instanceof AppError) return false;
-        throw e;
-      }
-    })
-    .map(([name]) => name);
+  // A guard refuses by throwing; here the refusal only means "not offered", so its stack
+  // is never read. Capturing one per refused action was most of a 20-row list's time
+  // (a guard that fails for another reason is rethrown without its stack).
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return judge();
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+
+  function judge(): string[] {
+    return Object.entries(adapter.workflow.actions)
+      .filter(([name, action]) => {
+        if (!transitionFrom(action, state) || !permittedBy(adapter, action, row, me)) return false;
+        ctx ??= adapter.context({ q: undefined as unknown as Queryable, me, row, input: {} as Input, name, action, now: clock.now(), set: {}, after: [], log: {} }, true);
+        return passesRowGuards(adapter, { ...ctx, name, action });
+      })
+      .map(([name]) => name);
+  }
+}
+
+/** Whether every guard of the action that judges only the stored row passes (an AppError refuses). */
+function passesRowGuards<Row, Input extends BaseInput, C extends EngineContext<Row, Input>>(adapter: Adapter<Row, Input, C>, at: C): boolean {
+  try {
+    for (const g of at.action.guards ?? []) {
+      const guard = adapter.guards[g];
+      if (!guard.input) guard.check(at);
+    }
+    return true;
+  } catch (e) {
+    if (e instanceof AppError) return false;
+    throw e;
+  }
+}
+
+/** For raise: the platform's action applies to the row as read (open to actions, in a state it starts from, its row guards pass). */
+function offered<Row, Input extends BaseInput, C extends EngineContext<Row, Input>>(adapter: Adapter<Row, Input, C>, row: Row, actor: AuthContext, name: string, action: WorkflowAction): boolean {
+  if (adapter.gate?.(row) || !transitionFrom(action, adapter.state(row))) return false;
+  return passesRowGuards(adapter, adapter.context({ q: undefined as unknown as Queryable, me: actor, row, input: {} as Input, name, action, now: clock.now(), set: {}, after: [], log: {} }, true));
 }
 
 /** The body of a call acting on several rows at once (batch unlock, batch print): their ids, a page of a list at most. */

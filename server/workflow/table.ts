@@ -63,6 +63,9 @@ export function checkTable(candidate: unknown, file: string, rules: TableRules):
         problems.push(`${at}: ${(e as Error).message}`);
       }
     }
+    // The platform's own actions (on an event) are no user's: no right names them; every user's action needs one.
+    if (action.on && action.permission.length) problems.push(`${at}: performed by the platform (on), so it names no permission`);
+    if (!action.on && !action.permission.length) problems.push(`${at}: names no permission`);
     for (const g of action.guards ?? []) if (!rules.guards[g]) problems.push(`${at}: no guard named ${g}`);
     for (const f of action.effects ?? []) if (!rules.effects[f]) problems.push(`${at}: no effect named ${f}`);
     if (action.reason && definitions[action.reason]?.type !== 'string') problems.push(`${at}: reason ${action.reason} is not a text definition of common.json`);

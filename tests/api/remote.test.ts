@@ -9,6 +9,9 @@
  *   claimant; release by the claimant only; a lapsed claim (claimSeconds) frees it; a
  *   lead reassigns to a doctor of the centre only; moving the report on ends the claim;
  *   claim, release and reassign are in the operation record
+ * - the remote notice leaves out what another doctor of the centre claimed (the claimant
+ *   and, once the claim lapses or is released, everyone counts it); the lead's overdue
+ *   count keeps it
  * - the loop's refusals: REPORT008 (withdraw what was not sent), REPORT010 (the centre
  *   submits what the primary withdrew), REPORT603 (the primary acts on what the central
  *   hospital recalled after approving it); approved upstairs, the primary prints it
@@ -16,11 +19,15 @@
  *   senior recalls and edits it, the centre reviews it again (spec section 4)
  * - trusteeship per hospital (org.business_mode): externally run (2), the primary only
  *   sends up to write; semi-external (3), the primary's submit goes up to review
+ * - externally run (2): the platform sends the report up to write when the images arrive
+ *   (the workflow's action on "examined"), started clock, logged without a user; an
+ *   autonomous hospital's report stays; no route takes the platform's action
  */
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
-import { demoOrgsAndItems, examinedExam } from '../support/exam';
+import { demoOrgsAndItems, examinedExam, registerExam } from '../support/exam';
+import { syntheticSeries } from '../../mock/dicom';
 import workflow from '../../config/workflows/report.json';
 
 const R = '/api/report/v1';
@@ -46,6 +53,8 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
   const remoteIds = async (token: string, list: string) => {
     const r = await call('POST', `${R}/remote/list/${list}`, token, { page: 1, pageSize: 100 });
     expect(r.body.status).toBe('0');
+    // The columns read only to judge a row's actions ("_…") stay on the server.
+    expect(r.body.data.list.flatMap((row: object) => Object.keys(row).filter((k) => k.startsWith('_')))).toEqual([]);
     return r.body.data.list as Array<{ id: number; claimedByName?: string; actions: string[] }>;
   };
   const version = async (id: number) => (await p.db.query<{ v: number }>('SELECT coalesce((SELECT version FROM report WHERE id = $1), 0) AS v', [id])).rows[0].v;
@@ -171,6 +180,30 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
     expect((await logs(docA, id)).map((l) => l.type)).toEqual(types);
   });
 
+  test("the remote notice counts what the caller may act on: not a report another doctor claimed; the lead's overdue count keeps it", async () => {
+    const counts = async (token: string) => (await call('GET', `${R}/notice?model=remote`, token)).body.data as { unwritten: number; overdue: number };
+    const id = await sentUp();
+    const before = { c1: await counts(centre1), c2: await counts(centre2), lead: await counts(senior) };
+    expect((await act(centre1, 'claim', id)).body.status).toBe('0');
+    // The claimant still counts it; the other doctor and the lead (as their to-write tabs) do not.
+    expect((await counts(centre1)).unwritten).toBe(before.c1.unwritten);
+    expect((await counts(centre2)).unwritten).toBe(before.c2.unwritten - 1);
+    expect((await counts(senior)).unwritten).toBe(before.lead.unwritten - 1);
+    // Past its limit while claimed (the sweep noted it): the lead's overdue count has it.
+    await p.db.query('UPDATE report SET overdue_at = now() WHERE id = $1', [id]);
+    expect((await counts(senior)).overdue).toBe(before.lead.overdue + 1);
+    // The claim lapsed: it counts for the others again.
+    await p.db.query(`UPDATE report SET remote_claimed_at = now() - make_interval(secs => $2 + 1) WHERE id = $1`, [id, workflow.claimSeconds]);
+    expect((await counts(centre2)).unwritten).toBe(before.c2.unwritten);
+    expect((await counts(senior)).unwritten).toBe(before.lead.unwritten);
+    // Claimed again and released: counted by all.
+    expect((await act(centre2, 'claim', id)).body.status).toBe('0');
+    expect((await counts(centre1)).unwritten).toBe(before.c1.unwritten - 1);
+    expect((await act(centre2, 'unclaim', id)).body.status).toBe('0');
+    expect((await counts(centre1)).unwritten).toBe(before.c1.unwritten);
+    expect((await counts(centre2)).unwritten).toBe(before.c2.unwritten);
+  });
+
   test('the loop\'s refusals: REPORT008, REPORT010, REPORT603; approved upstairs the primary prints it', async () => {
     // Withdraw what was never sent.
     const unsent = await examined();
@@ -244,5 +277,45 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
     expect((await remoteIds(senior, 'review')).map((r) => r.id)).toContain(half);
     expect((await call('POST', `${R}/remote/list/review`, centre1, {})).body.status).toBe('UAA103');
     await p.db.query('UPDATE org SET business_mode = NULL WHERE id = $1', [orgs.HOSP_A]);
+  });
+
+  test('externally run (2): the report goes up to write by itself once the images arrive (declared on "examined"); an autonomous hospital\'s stays', async () => {
+    const device = (await p.db.query<{ id: number; hospital_id: number }>("SELECT id, hospital_id FROM device WHERE ae_title = 'A_CT1'")).rows[0];
+    const ct = (await p.db.query<{ id: number; organ_id: number }>("SELECT id, organ_id FROM exam_item WHERE hospital_id = $1 AND modality = 'CT' ORDER BY id LIMIT 1", [orgs.HOSP_A])).rows[0];
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai' }).format(new Date()).replace(/-/g, '');
+    let n = 0;
+    /** An exam of hospital A registered through the API, and its images sent by A's CT (matched on arrival by the accession number). */
+    const imaged = async (superiorHospitalId?: number) => {
+      const e = await registerExam(p.app, admin, {
+        hospitalId: orgs.HOSP_A, hisPatientName: '王五', sex: 1, age: 50, ageUnit: 4, patientSource: 1, outPatientNo: 'MZ19', deviceId: device.id, items: [{ itemId: ct.id, organId: ct.organ_id }], superiorHospitalId,
+      });
+      expect((await detail(docA, e.id)).data).toMatchObject({ sentToSuperior: false });
+      const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.19${kind.length}${++n}`, count: 2, patientName: '王五', patientNameEn: 'Wang^Wu', sex: 'M', studyDate: today, accessionNumber: e.examCode, patientId: e.patientId });
+      for (const inst of series.instances) await p.app.archive.storeBuffer(inst.bytes, { hospitalId: device.hospital_id, deviceId: device.id, sender: 'A_CT1' });
+      const state = (await p.db.query<{ exam_state: number }>('SELECT exam_state FROM exam WHERE id = $1', [e.id])).rows[0];
+      expect(state.exam_state).toBe(2);
+      return e.id as number;
+    };
+    // Autonomous: examined, the report stays with hospital A.
+    const own = await imaged(orgs.CENTRAL);
+    expect((await detail(docA, own)).data).toMatchObject({ reportState: -1, sentToSuperior: false });
+    expect((await logs(docA, own)).map((l) => l.type)).not.toContain('submitSuperiorWrite');
+    // Externally run: sent up to write to the superior registered on the exam, its clock started, in the centre's worklist, logged without a user.
+    await p.db.query('UPDATE org SET business_mode = 2 WHERE id = $1', [orgs.HOSP_A]);
+    try {
+      const id = await imaged(orgs.CENTRAL);
+      expect((await detail(docA, id)).data).toMatchObject({ reportState: -1, sentToSuperior: true, superiorHospitalName: '县中心医院', actions: ['withdraw'] });
+      expect((await detail(senior, id)).data).toMatchObject({ mode: 'remote', actions: expect.arrayContaining(['claim', 'save']) });
+      expect((await remoteIds(senior, 'write')).find((r) => r.id === id)).toMatchObject({ dueAt: expect.any(String), dueState: 'ok' });
+      const sent = (await logs(senior, id)).filter((l) => l.type === 'submitSuperiorWrite');
+      expect(sent).toEqual([expect.objectContaining({ operatorName: '-', action: 'sendUpExternallyRun' })]);
+      // No user may take the platform's action (it has no route).
+      expect((await act(docA, 'sendUpExternallyRun', id, { version: await version(id) })).code).toBe(404);
+      // None registered and several above A (the region and the central hospital): it waits to be sent by hand.
+      const unsure = await imaged();
+      expect((await detail(docA, unsure)).data).toMatchObject({ sentToSuperior: false, actions: expect.arrayContaining(['submitSuperiorWrite']) });
+    } finally {
+      await p.db.query('UPDATE org SET business_mode = NULL WHERE id = $1', [orgs.HOSP_A]);
+    }
   });
 });

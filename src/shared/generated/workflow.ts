@@ -10,19 +10,19 @@ export type Name = string;
  */
 export type StateSet = [number, ...number[]];
 /**
- * Rights that allow the action (on an entity of the caller's own data scope).
+ * Permission keys (config/permissions.json, module:action); the caller needs any one of them.
  *
  * @minItems 1
  */
 export type PermissionKeys = [string, ...string[]];
 /**
- * Adapter-specific (report): rights that allow it to a doctor of the superior hospital on a report sent there (the remote centre). Absent: the superior hospital may not take this action.
+ * Permission keys (config/permissions.json, module:action); the caller needs any one of them.
  *
  * @minItems 1
  */
 export type PermissionKeys1 = [string, ...string[]];
 /**
- * Adapter-specific (report): rights that allow it to a doctor the report is assigned to (my reports), beside `permission`.
+ * Permission keys (config/permissions.json, module:action); the caller needs any one of them.
  *
  * @minItems 1
  */
@@ -133,7 +133,10 @@ export interface Action {
       to: number | null | 'previous';
     }[]
   ];
-  permission: PermissionKeys;
+  /**
+   * Rights that allow the action (on an entity of the caller's own data scope). Empty only for an action the platform performs by itself (`on`): no user may take it.
+   */
+  permission: PermissionKeys | [];
   remotePermission?: PermissionKeys1;
   assigneePermission?: PermissionKeys2;
   /**
@@ -144,6 +147,12 @@ export interface Action {
    * What the action sets beyond the state (the entity's effect registry).
    */
   effects?: Name[];
+  /**
+   * Events on which the platform itself performs the action, with no user (server/workflow/engine.ts raise): where the entity is in a state the action starts from and passes its guards; refused, it is not done. examined: the exam became examined (its images arrived or its modality completed the procedure). Such an action has no permission (no user takes it) and no route.
+   *
+   * @minItems 1
+   */
+  on?: ['examined', ...'examined'[]];
   /**
    * The action needs a reason, validated as this definition of common.json (e.g. text200: 1-200 characters). Absent: the action takes no reason.
    */
