@@ -11,7 +11,7 @@ import { translate } from '../../locales';
 import { LIMITS } from '../../config/limits';
 import { excel } from '../lib/excel';
 import { statsFiles } from '../../src/shared/generated/catalog';
-import { checkStatsView, compileStats, type StatsQuery, type StatsView } from './compile';
+import { checkStatsView, compileStats, type CompileOptions, type StatsQuery, type StatsView } from './compile';
 import { SOURCES } from './sources';
 import type { StatsAnswer, StatsRow } from '../../src/shared/answers';
 
@@ -51,9 +51,9 @@ function labelOf(lang: string, key: unknown, label: unknown, code: string | unde
   return label === null || label === undefined ? String(key) : String(label);
 }
 
-export async function runStats(q: Queryable, declared: StatsView, asked: StatsQuery, caller: StatsCaller, lang: string): Promise<StatsAnswer> {
+export async function runStats(q: Queryable, declared: StatsView, asked: StatsQuery, caller: StatsCaller, lang: string, options: CompileOptions = {}): Promise<StatsAnswer> {
   const { view, query, scope } = forCaller(declared, asked, caller);
-  const c = compileStats(view, query, scope, LIMITS.statsRangeDays);
+  const c = compileStats(view, query, scope, LIMITS.statsRangeDays, options);
   const [grouped, total] = await Promise.all([q.query<Record<string, unknown>>(c.sql, c.params), q.query<Record<string, number | null>>(c.totalSql, c.params)]);
   const pick = (r: Record<string, unknown>) => Object.fromEntries(c.measures.map((m) => [m, r[m] === null || r[m] === undefined ? null : Number(r[m])]));
   const rows = grouped.rows.map((r) => ({
