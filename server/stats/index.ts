@@ -65,6 +65,12 @@ export async function runStats(q: Queryable, declared: StatsView, asked: StatsQu
   return { dimension: c.dimension, ...(c.series ? { series: c.series } : {}), measures: c.measures, rows, totals: pick(total.rows[0] ?? {}) };
 }
 
+/** Which path would answer the request for this caller (the parity test checks both agree). */
+export function statsPath(declared: StatsView, asked: StatsQuery, caller: StatsCaller): 'indexed' | 'rollup' {
+  const { view, query, scope } = forCaller(declared, asked, caller);
+  return compileStats(view, query, scope, LIMITS.statsRangeDays).path;
+}
+
 /** The answer as a sheet: the grouping (and series) labels, then each measure, then the totals row. */
 export async function statsWorkbook(name: string, view: StatsView, answer: StatsAnswer, lang: string): Promise<Buffer> {
   const wb = new (await excel()).Workbook();
