@@ -41,19 +41,21 @@ CREATE TABLE IF NOT EXISTS stat_rollup (
 
 -- Fixed-bin histograms of the hours fields, so medians and P90s come from the bins:
 -- quarter hours below 72 h, whole hours from there (stat_hours_bin).
-CREATE TABLE IF NOT EXISTS stat_rollup_bin (
-  grain "char" NOT NULL,
-  day date NOT NULL,
-  hospital_id integer NOT NULL,
-  modality text NOT NULL,
-  patient_source smallint NOT NULL,
-  sex smallint NOT NULL,
-  age_band text NOT NULL,
-  field smallint NOT NULL,
-  bin integer NOT NULL,
-  n integer NOT NULL DEFAULT 0,
-  PRIMARY KEY (grain, day, hospital_id, modality, patient_source, sex, age_band, field, bin)
-);
+-- Same key as stat_rollup (its columns taken from there), then the field and its bin.
+CREATE TABLE IF NOT EXISTS stat_rollup_bin AS
+  SELECT grain, day, hospital_id, modality, patient_source, sex, age_band, 0::smallint AS field, 0 AS bin, 0 AS n FROM stat_rollup WITH NO DATA;
+ALTER TABLE stat_rollup_bin ALTER COLUMN n SET NOT NULL, ALTER COLUMN n SET DEFAULT 0;
+ALTER TABLE stat_rollup_bin ADD PRIMARY KEY (grain, day, hospital_id, modality, patient_source, sex, age_band, field, bin);
+
+-- A row's key from the exam's registration and age: its local day or month, its age band.
+CREATE OR REPLACE FUNCTION stat_rollup_day(at timestamptz, grain "char") RETURNS date
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE grain WHEN 'd' THEN (at AT TIME ZONE 'Asia/Shanghai')::date ELSE date_trunc('month', at AT TIME ZONE 'Asia/Shanghai')::date END
+$$;
+CREATE OR REPLACE FUNCTION stat_age_band(age smallint, age_unit smallint) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN age_unit <> 4 OR age < 15 THEN '0-14' WHEN age < 45 THEN '15-44' WHEN age < 65 THEN '45-64' ELSE '65+' END
+$$;
 
 CREATE OR REPLACE FUNCTION stat_hours_bin(h numeric) RETURNS integer
 LANGUAGE sql IMMUTABLE AS $$
@@ -74,10 +76,7 @@ LANGUAGE sql IMMUTABLE AS $f$
   SELECT format($q$
     WITH c AS (%s),
     k AS (
-      SELECT c.*, g.grain,
-             CASE g.grain WHEN 'd' THEN (c.created_at AT TIME ZONE 'Asia/Shanghai')::date
-                          ELSE date_trunc('month', c.created_at AT TIME ZONE 'Asia/Shanghai')::date END AS day,
-             CASE WHEN c.age_unit <> 4 OR c.age < 15 THEN '0-14' WHEN c.age < 45 THEN '15-44' WHEN c.age < 65 THEN '45-64' ELSE '65+' END AS band
+      SELECT c.*, g.grain, stat_rollup_day(c.created_at, g.grain) AS day, stat_age_band(c.age, c.age_unit) AS band
         FROM c CROSS JOIN (VALUES ('d'::"char"), ('m'::"char")) g (grain)
        WHERE NOT c.hidden)
     INSERT INTO stat_rollup AS u (grain, day, hospital_id, modality, patient_source, sex, age_band, exams, examined, with_images, reported,
@@ -99,20 +98,12 @@ LANGUAGE sql IMMUTABLE AS $f$
       FROM k
      GROUP BY 1, 2, 3, 4, 5, 6, 7
      ORDER BY 1, 2, 3, 4, 5, 6, 7
-    ON CONFLICT (grain, day, hospital_id, modality, patient_source, sex, age_band) DO UPDATE SET
-      exams = u.exams + excluded.exams,
-      examined = u.examined + excluded.examined,
-      with_images = u.with_images + excluded.with_images,
-      reported = u.reported + excluded.reported,
-      approved = u.approved + excluded.approved,
-      approved_in_limit = u.approved_in_limit + excluded.approved_in_limit,
-      unapproved = u.unapproved + excluded.unapproved,
-      by_superior = u.by_superior + excluded.by_superior,
-      positive = u.positive + excluded.positive,
-      arrived = u.arrived + excluded.arrived,
-      not_arrived = u.not_arrived + excluded.not_arrived,
-      terminated = u.terminated + excluded.terminated,
-      price = u.price + excluded.price$q$, src)
+    ON CONFLICT (grain, day, hospital_id, modality, patient_source, sex, age_band) DO UPDATE SET %s$q$,
+    src,
+    -- Every sum adds up: its column plus the statement's.
+    (SELECT string_agg(format('%1$I = u.%1$I + excluded.%1$I', c), ', ')
+       FROM unnest(ARRAY['exams', 'examined', 'with_images', 'reported', 'approved', 'approved_in_limit', 'unapproved', 'by_superior',
+                         'positive', 'arrived', 'not_arrived', 'terminated', 'price']) c))
 $f$;
 
 -- Field numbers: the `bins` of the exam source's rollup declaration (server/stats/sources.ts).
@@ -122,9 +113,7 @@ LANGUAGE sql IMMUTABLE AS $f$
     WITH c AS (%s),
     k AS (
       SELECT c.sgn, c.hospital_id, c.modality, c.patient_source, c.sex, g.grain, h.field, stat_hours_bin(h.v) AS bin,
-             CASE g.grain WHEN 'd' THEN (c.created_at AT TIME ZONE 'Asia/Shanghai')::date
-                          ELSE date_trunc('month', c.created_at AT TIME ZONE 'Asia/Shanghai')::date END AS day,
-             CASE WHEN c.age_unit <> 4 OR c.age < 15 THEN '0-14' WHEN c.age < 45 THEN '15-44' WHEN c.age < 65 THEN '45-64' ELSE '65+' END AS band
+             stat_rollup_day(c.created_at, g.grain) AS day, stat_age_band(c.age, c.age_unit) AS band
         FROM c
        CROSS JOIN LATERAL (VALUES
          (1::smallint, EXTRACT(EPOCH FROM (c.first_trial_time - c.created_at)) / 3600),

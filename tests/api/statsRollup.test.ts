@@ -85,7 +85,8 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
     orgs = Object.fromEntries((await p.db.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
     x = (await p.db.query<{ id: number }>(`INSERT INTO org (code, name, kind, parent_id) VALUES ('HOSP_RX', '汇总范围外医院', 'subordinate', $1) RETURNING id`, [orgs.CENTRAL])).rows[0].id;
     await seed();
-  });
+    // Generous: a fresh template (all migrations and the demo seed) on a loaded machine.
+  }, 600_000);
   afterAll(() => p.close());
 
   async function seed(): Promise<void> {
