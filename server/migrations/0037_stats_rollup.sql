@@ -11,7 +11,8 @@
 --
 -- Key: grain ('d' a local day of Asia/Shanghai, the region's zone as the statistics
 -- group days; 'm' the month starting on `day`) × hospital × modality × patient source
--- × sex × age band (the cockpit's patient profile bands).
+-- × sex × age band (the cockpit's patient profile bands); the histograms without the
+-- last two.
 
 CREATE TABLE IF NOT EXISTS stat_rollup (
   grain "char" NOT NULL,
@@ -41,11 +42,13 @@ CREATE TABLE IF NOT EXISTS stat_rollup (
 
 -- Fixed-bin histograms of the hours fields, so medians and P90s come from the bins:
 -- quarter hours below 72 h, whole hours from there (stat_hours_bin).
--- Same key as stat_rollup (its columns taken from there), then the field and its bin.
+-- Keyed as stat_rollup (its columns taken from there) but for sex and age band, then the
+-- field and its bin: a percentile by sex or age band goes the indexed path, and every
+-- histogram is that many times fewer rows (the cockpit's patient profile counts only).
 CREATE TABLE IF NOT EXISTS stat_rollup_bin AS
-  SELECT grain, day, hospital_id, modality, patient_source, sex, age_band, 0::smallint AS field, 0 AS bin, 0 AS n FROM stat_rollup WITH NO DATA;
+  SELECT grain, day, hospital_id, modality, patient_source, 0::smallint AS field, 0 AS bin, 0 AS n FROM stat_rollup WITH NO DATA;
 ALTER TABLE stat_rollup_bin ALTER COLUMN n SET NOT NULL, ALTER COLUMN n SET DEFAULT 0;
-ALTER TABLE stat_rollup_bin ADD PRIMARY KEY (grain, day, hospital_id, modality, patient_source, sex, age_band, field, bin);
+ALTER TABLE stat_rollup_bin ADD PRIMARY KEY (grain, day, hospital_id, modality, patient_source, field, bin);
 
 -- A row's key from the exam's registration and age: its local day or month, its age band.
 CREATE OR REPLACE FUNCTION stat_rollup_day(at timestamptz, grain "char") RETURNS date
@@ -112,8 +115,8 @@ LANGUAGE sql IMMUTABLE AS $f$
   SELECT format($q$
     WITH c AS (%s),
     k AS (
-      SELECT c.sgn, c.hospital_id, c.modality, c.patient_source, c.sex, g.grain, h.field, stat_hours_bin(h.v) AS bin,
-             stat_rollup_day(c.created_at, g.grain) AS day, stat_age_band(c.age, c.age_unit) AS band
+      SELECT c.sgn, c.hospital_id, c.modality, c.patient_source, g.grain, h.field, stat_hours_bin(h.v) AS bin,
+             stat_rollup_day(c.created_at, g.grain) AS day
         FROM c
        CROSS JOIN LATERAL (VALUES
          (1::smallint, EXTRACT(EPOCH FROM (c.first_trial_time - c.created_at)) / 3600),
@@ -124,13 +127,13 @@ LANGUAGE sql IMMUTABLE AS $f$
          (6::smallint, EXTRACT(EPOCH FROM (c.retrial_time - c.created_at)) / 3600)) h (field, v)
        CROSS JOIN (VALUES ('d'::"char"), ('m'::"char")) g (grain)
        WHERE NOT c.hidden AND h.v IS NOT NULL)
-    INSERT INTO stat_rollup_bin AS b (grain, day, hospital_id, modality, patient_source, sex, age_band, field, bin, n)
-    SELECT grain, day, hospital_id, coalesce(modality, ''), patient_source, sex, band, field, bin, sum(sgn)
+    INSERT INTO stat_rollup_bin AS b (grain, day, hospital_id, modality, patient_source, field, bin, n)
+    SELECT grain, day, hospital_id, coalesce(modality, ''), patient_source, field, bin, sum(sgn)
       FROM k
-     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9
+     GROUP BY 1, 2, 3, 4, 5, 6, 7
     HAVING sum(sgn) <> 0
-     ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9
-    ON CONFLICT (grain, day, hospital_id, modality, patient_source, sex, age_band, field, bin) DO UPDATE SET n = b.n + excluded.n$q$, src)
+     ORDER BY 1, 2, 3, 4, 5, 6, 7
+    ON CONFLICT (grain, day, hospital_id, modality, patient_source, field, bin) DO UPDATE SET n = b.n + excluded.n$q$, src)
 $f$;
 
 -- The rows a statement changed, as ±1 contributions: the old one out, the new one in.

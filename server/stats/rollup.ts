@@ -83,7 +83,7 @@ export function rollupBlocker(r: Omit<RollupRequest, 'from' | 'to' | 'maxGroups'
         : m.fn === 'sum'
           ? !m.when && rollup.sums[m.field!] !== undefined
           : m.fn === 'median' || m.fn === 'p90'
-            ? !m.when && rollup.bins[m.field!] !== undefined
+            ? !m.when && rollup.bins[m.field!] !== undefined && [r.dimension, r.series].every((d) => d === undefined || rollup.binDimensions.includes(d))
             : m.fn === 'share'
               ? m.among
                 ? rollup.both[`${m.among}&${m.when}`] !== undefined && rollup.counts[m.among] !== undefined

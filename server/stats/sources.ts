@@ -71,6 +71,8 @@ export interface RollupSql {
   sums: Record<string, string>;
   /** An hours field's histogram in stat_rollup_bin (its field number): medians and P90s from the bins. */
   bins: Record<string, number>;
+  /** The dimensions the histograms are kept by (fewer than the sums': a median by another goes the indexed path). */
+  binDimensions: string[];
 }
 
 /** A time grouping's key: the local (region) day, week (Monday) or month it starts, as text. */
@@ -204,6 +206,7 @@ const EXAM_ROLLUP: RollupSql = {
   both: { 'due&approvedInLimit': 'sum(u.approved_in_limit)' },
   sums: { price: 'sum(u.price)' },
   bins: { reportHours: 1, examinedHours: 2, imagesInHours: 3, firstReportHours: 4, approvalHours: 5, turnaroundHours: 6 },
+  binDimensions: ['modality', 'hospital', 'patientSource', 'businessMode', 'day', 'week', 'month'],
 };
 exam.rollup = EXAM_ROLLUP;
 

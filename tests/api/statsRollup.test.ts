@@ -8,7 +8,8 @@
  *   hospital and registration time moved, hidden, terminated, reports written late,
  *   approved, their conclusion marked positive, deleted, exams deleted with their
  *   reports, and a change of a column no figure reads
- * - every declared view, every dimension with no series and with each series, for the
+ * - every declared view, every dimension with no series and with each series (all its
+ *   measures, or where the histograms lack the grouping, those the sums answer), for the
  *   administrator, the own-hospital scope, a regional authorization (A and B) and a
  *   custom condition (CT only), over a range with whole months, three days across the
  *   clock cut, and two past whole months: wherever the rollup answers (the path is
@@ -25,7 +26,7 @@ import { runStats, statsPath, STATS_VIEWS, type StatsCaller } from '../../server
 import { ROLLUP_PERCENTILE_TOLERANCE_HOURS } from '../../server/stats/rollup';
 import { SOURCES } from '../../server/stats/sources';
 import type { DataScope } from '../../server/identity/scope';
-import type { StatsAnswer } from '../../src/shared/answers';
+import type { StatsAnswer, StatsQuery } from '../../src/shared/answers';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -180,10 +181,12 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
         for (const [who, caller] of Object.entries(all)) {
           for (const [span, [from, to]] of Object.entries(ranges())) {
             if (series && (span !== 'months' || !['admin', 'custom'].includes(who))) continue;
-            const query = { range: [new Date(from).toISOString(), new Date(to).toISOString()], dimension, series };
+            let query: StatsQuery = { range: [new Date(from).toISOString(), new Date(to).toISOString()], dimension, series };
+            // All the measures, else those the sums answer (the histograms have fewer dimensions), as a panel asking counts would.
+            if (statsPath(view, query, caller) !== 'rollup') query = { ...query, measures: view.measures.filter((m) => !PERCENTILES.has(m.key)).map((m) => m.key) };
             if (statsPath(view, query, caller) !== 'rollup') continue;
             compared += 1;
-            const where = `${name} ${dimension}/${series ?? '-'} ${who} ${span}`;
+            const where = `${name} ${dimension}/${series ?? '-'} ${who} ${span}${query.measures ? ' (sums)' : ''}`;
             const rollup = await runStats(p.db, view, query, caller, 'zh-CN');
             const indexed = await runStats(p.db, view, query, caller, 'zh-CN', { path: 'indexed' });
             compare(where, rollup, indexed);
@@ -203,8 +206,11 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
     const [from, to] = ranges().months.map((t) => new Date(t).toISOString());
     for (const v of ['cockpit/hospital', 'cockpit/sex', 'cockpit/ageBand', 'cockpit/month', 'examVolume/modality', 'examVolume/day', 'turnaround/hospital', 'turnaround/week', 'business/businessMode', 'checkstat/modality']) {
       const [name, dimension] = v.split('/');
-      expect([v, statsPath(STATS_VIEWS[name], { range: [from, to], dimension }, callers().admin)]).toEqual([v, 'rollup']);
+      // The patient profile's panels ask counts (config/cockpit.json); a median by sex or age band is the indexed path's.
+      const measures = ['sex', 'ageBand'].includes(dimension) ? ['exams'] : undefined;
+      expect([v, statsPath(STATS_VIEWS[name], { range: [from, to], dimension, measures }, callers().admin)]).toEqual([v, 'rollup']);
     }
+    expect(statsPath(STATS_VIEWS.cockpit, { range: [from, to], dimension: 'sex' }, callers().admin)).toBe('indexed');
   });
 
   test('the rollup is not asked where it cannot answer alike', async () => {

@@ -35,6 +35,9 @@ describe('statistics rollup path', () => {
     expect(compileStats(views.cockpit, { range: months, dimension: 'diagnosis' }, ALL, 366).path).toBe('indexed');
     expect(compileStats(views.checkstat, { range: months, dimension: 'item' }, ALL, 366).path).toBe('indexed');
     expect(compileStats(views.reservationStat, { range: months }, ALL, 366).path).toBe('indexed');
+    // The histograms are not kept by sex: its median goes the indexed path, its counts do not.
+    expect(compileStats(views.cockpit, { range: months, dimension: 'sex' }, ALL, 366).path).toBe('indexed');
+    expect(compileStats(views.cockpit, { range: months, dimension: 'sex', measures: ['exams', 'inLimit'] }, ALL, 366).path).toBe('rollup');
     const device: DataScope = { ...CT, conditionSets: [{ logic: 'and', conditions: [{ field: 'deviceName', op: 'eq', value: 'x' }] }] };
     expect(compileStats(views.cockpit, { range: months }, device, 366).path).toBe('indexed');
     // Refused before any path is chosen.
