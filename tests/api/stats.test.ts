@@ -270,5 +270,6 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
       const seen = JSON.stringify(afterX.admin[key]) !== JSON.stringify(before.admin[key]) || JSON.stringify(afterA.own[key]) !== JSON.stringify(afterX.own[key]);
       expect([key, seen]).toEqual([key, true]);
     }
-  });
+    // Every view and grouping over two ranges, three times: generous for a loaded machine.
+  }, 600_000);
 });
