@@ -8,6 +8,7 @@
  */
 import { scopeSql, type DataScope } from '../identity/scope';
 import { SOURCES, timeKeySql, type DimensionSql, type StatsSource } from './sources';
+import { compileRollup } from './rollup';
 import type { Stats } from '../../src/shared/generated/stats/_stats.schema';
 import type { StatsQuery } from '../../src/shared/answers';
 
@@ -37,6 +38,13 @@ export interface CompiledStats {
   measures: string[];
   /** Code tables labelling the grouping keys, by level. */
   codes: Array<string | undefined>;
+  /** Which path answers: the source's rows (indexed) or its daily rollup (./rollup.ts). */
+  path: 'indexed' | 'rollup';
+}
+
+export interface CompileOptions {
+  /** Only the source's rows (the parity test's reference); otherwise the rollup wherever it can answer. */
+  path?: 'indexed';
 }
 
 const DAY_MS = 86_400_000;
@@ -104,7 +112,7 @@ function bindFilter(source: StatsSource, key: string, value: unknown, params: un
   return `${f.sql} = ANY($${params.length}::${f.type === 'integer' ? 'int' : 'text'}[])`;
 }
 
-export function compileStats(view: StatsView, query: StatsQuery, scope: DataScope, maxDays: number): CompiledStats {
+export function compileStats(view: StatsView, query: StatsQuery, scope: DataScope, maxDays: number, options: CompileOptions = {}): CompiledStats {
   const source = SOURCES[view.source];
   const params: unknown[] = [];
   const where: string[] = source.where ? [source.where] : [];
@@ -132,10 +140,18 @@ export function compileStats(view: StatsView, query: StatsQuery, scope: DataScop
   if (!Array.isArray(measures) || measures.some((m) => typeof m !== 'string' || !declared.has(m))) throw new StatsRefusal('measures', 'invalid');
 
   const allowed = new Set((view.filters ?? []).map((f) => f.key));
+  const filters: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(query.filters ?? {})) {
     if (!allowed.has(key)) throw new StatsRefusal(`filters.${key}`, 'invalid');
     if (value === undefined || value === null || value === '' || (Array.isArray(value) && !value.length)) continue;
     where.push(bindFilter(source, key, value, params));
+    filters.push([key, value]);
+  }
+
+  // Validated: the rollup answers when all the request names lies in it.
+  if (options.path !== 'indexed') {
+    const rolled = compileRollup({ view, source, from, to, dimension, series, measures, filters, scope, maxGroups: MAX_GROUPS });
+    if (rolled) return { sql: rolled.sql, totalSql: rolled.totalSql, params: rolled.params, dimension, series, measures, codes: rolled.levels.map((d) => d.code), path: 'rollup' };
   }
   // Always the caller's data scope, last, so nothing above can widen it.
   where.push(`(${scopeSql(scope, source.scope, params)})`);
@@ -155,5 +171,6 @@ export function compileStats(view: StatsView, query: StatsQuery, scope: DataScop
     series,
     measures,
     codes: levels.map((d) => d.code),
+    path: 'indexed',
   };
 }

@@ -11,7 +11,7 @@ import { translate } from '../../locales';
 import { LIMITS } from '../../config/limits';
 import { excel } from '../lib/excel';
 import { statsFiles } from '../../src/shared/generated/catalog';
-import { checkStatsView, compileStats, type StatsQuery, type StatsView } from './compile';
+import { checkStatsView, compileStats, type CompileOptions, type StatsQuery, type StatsView } from './compile';
 import { SOURCES } from './sources';
 import type { StatsAnswer, StatsRow } from '../../src/shared/answers';
 
@@ -51,9 +51,9 @@ function labelOf(lang: string, key: unknown, label: unknown, code: string | unde
   return label === null || label === undefined ? String(key) : String(label);
 }
 
-export async function runStats(q: Queryable, declared: StatsView, asked: StatsQuery, caller: StatsCaller, lang: string): Promise<StatsAnswer> {
+export async function runStats(q: Queryable, declared: StatsView, asked: StatsQuery, caller: StatsCaller, lang: string, options: CompileOptions = {}): Promise<StatsAnswer> {
   const { view, query, scope } = forCaller(declared, asked, caller);
-  const c = compileStats(view, query, scope, LIMITS.statsRangeDays);
+  const c = compileStats(view, query, scope, LIMITS.statsRangeDays, options);
   const [grouped, total] = await Promise.all([q.query<Record<string, unknown>>(c.sql, c.params), q.query<Record<string, number | null>>(c.totalSql, c.params)]);
   const pick = (r: Record<string, unknown>) => Object.fromEntries(c.measures.map((m) => [m, r[m] === null || r[m] === undefined ? null : Number(r[m])]));
   const rows = grouped.rows.map((r) => ({
@@ -63,6 +63,12 @@ export async function runStats(q: Queryable, declared: StatsView, asked: StatsQu
     values: pick(r),
   }));
   return { dimension: c.dimension, ...(c.series ? { series: c.series } : {}), measures: c.measures, rows, totals: pick(total.rows[0] ?? {}) };
+}
+
+/** Which path would answer the request for this caller (the parity test checks both agree). */
+export function statsPath(declared: StatsView, asked: StatsQuery, caller: StatsCaller): 'indexed' | 'rollup' {
+  const { view, query, scope } = forCaller(declared, asked, caller);
+  return compileStats(view, query, scope, LIMITS.statsRangeDays).path;
 }
 
 /** The answer as a sheet: the grouping (and series) labels, then each measure, then the totals row. */

@@ -44,6 +44,35 @@ export interface StatsSource {
   fields: Record<string, string>;
   /** Boolean expressions a measure may count (`when`). */
   conditions: Record<string, string>;
+  /** Daily sums of this source kept by triggers (./rollup.ts reads them where they answer alike). */
+  rollup?: RollupSql;
+}
+
+/**
+ * A source's daily rollup (migration 0037): the names of the source it can answer and
+ * the SQL over the rollup row (alias u) answering each. A request naming anything else
+ * (another dimension, filter, date field, measure, a custom condition on another
+ * field, a range not of whole local days) goes the indexed path: ./rollup.ts decides.
+ */
+export interface RollupSql {
+  /** The range field whose local day the rows are keyed by. */
+  date: string;
+  /** Grouping keys over u (a source dimension's key, as the same value); time groupings come from u.day. */
+  dimensions: Record<string, DimensionSql>;
+  filters: Record<string, FilterSql>;
+  /** The data scope: hospital column and the custom-condition fields it can test as the source does. */
+  scope: ScopeTarget;
+  /** count(*) over the source's rows, and count of each condition, as sums over rollup rows. */
+  count: string;
+  counts: Record<string, string>;
+  /** `among&when` of a share measure: the rows meeting both. */
+  both: Record<string, string>;
+  /** sum(field) as a sum over rollup rows. */
+  sums: Record<string, string>;
+  /** An hours field's histogram in stat_rollup_bin (its field number): medians and P90s from the bins. */
+  bins: Record<string, number>;
+  /** The dimensions the histograms are kept by (fewer than the sums': a median by another goes the indexed path). */
+  binDimensions: string[];
 }
 
 /** A time grouping's key: the local (region) day, week (Monday) or month it starts, as text. */
@@ -126,6 +155,60 @@ const exam: StatsSource = {
     terminated: 'e.exam_state = 3',
   },
 };
+
+/** A rollup row's span: its local day, or its month (grain 'm'), as instants. */
+const SPAN_START = `(u.day::timestamp AT TIME ZONE '${REGION_TIME_ZONE}')`;
+const SPAN_END = `((CASE u.grain WHEN 'd' THEN u.day + 1 ELSE (u.day + interval '1 month')::date END)::timestamp AT TIME ZONE '${REGION_TIME_ZONE}')`;
+const DUE_CUT = `(now() - interval '${LIMITS.turnaroundLimitHours} hours')`;
+
+/**
+ * The exam source's rollup (migration 0037: stat_rollup and stat_rollup_bin, one row
+ * per local day or month × hospital × modality × patient source × sex × age band).
+ * `due` depends on the clock: the rows not approved count when their whole span is
+ * past the limit, none when it is not yet begun, and in the one span the limit cuts,
+ * those of the same key registered before the cut, counted from the exams.
+ */
+const EXAM_ROLLUP: RollupSql = {
+  date: 'createdAt',
+  dimensions: {
+    modality: { key: 'u.modality' },
+    hospital: orgDimension('u.hospital_id'),
+    patientSource: { key: 'u.patient_source', code: 'patientSource' },
+    businessMode: { key: '(SELECT o.business_mode FROM org o WHERE o.id = u.hospital_id)', code: 'businessMode' },
+    sex: { key: 'u.sex', code: 'sex' },
+    ageBand: { key: 'u.age_band' },
+    ...timeDimensions(),
+  },
+  filters: {
+    hospitalId: { sql: 'u.hospital_id', type: 'integer' },
+    modality: { sql: "nullif(u.modality, '')", type: 'string' },
+    patientSource: { sql: 'u.patient_source', type: 'integer' },
+  },
+  scope: { hospitalColumn: 'u.hospital_id', fields: { hospitalId: 'u.hospital_id', modality: "nullif(u.modality, '')", patientSource: 'u.patient_source' } },
+  count: 'sum(u.exams)',
+  counts: {
+    examined: 'sum(u.examined)',
+    withImages: 'sum(u.with_images)',
+    reported: 'sum(u.reported)',
+    approved: 'sum(u.approved)',
+    approvedInLimit: 'sum(u.approved_in_limit)',
+    due: `sum(u.approved) + sum(CASE WHEN ${SPAN_END} <= ${DUE_CUT} THEN u.unapproved WHEN ${SPAN_START} >= ${DUE_CUT} OR u.unapproved = 0 THEN 0 ELSE
+      (SELECT count(*) FROM exam e LEFT JOIN report r ON r.id = e.id
+        WHERE e.hospital_id = u.hospital_id AND e.created_at >= ${SPAN_START} AND e.created_at < ${DUE_CUT} AND NOT e.hidden AND r.retrial_time IS NULL
+          AND coalesce(e.modality, '') = u.modality AND e.patient_source = u.patient_source AND e.sex = u.sex AND ${AGE_BAND} = u.age_band) END)`,
+    bySuperior: 'sum(u.by_superior)',
+    positive: 'sum(u.positive)',
+    arrived: 'sum(u.arrived)',
+    notArrived: 'sum(u.not_arrived)',
+    terminated: 'sum(u.terminated)',
+  },
+  // Approved within the limit is approved, so due.
+  both: { 'due&approvedInLimit': 'sum(u.approved_in_limit)' },
+  sums: { price: 'sum(u.price)' },
+  bins: { reportHours: 1, examinedHours: 2, imagesInHours: 3, firstReportHours: 4, approvalHours: 5, turnaroundHours: 6 },
+  binDimensions: ['modality', 'hospital', 'patientSource', 'businessMode', 'day', 'week', 'month'],
+};
+exam.rollup = EXAM_ROLLUP;
 
 /**
  * Exams with their first item (and its part) beside them: an exam counts once, under

@@ -17,7 +17,8 @@
  * - workload: reports written per doctor agree with a direct count of submitted reports
  * - export: the same rows as .xlsx with the totals row last, recorded on the export list
  * - every declared view (iterated, so a new view is covered without a line here), each
- *   grouping: rows of a hospital outside the caller's scope (a new hospital X, exams,
+ *   grouping, over a range of arbitrary instants and over the region's whole days (the
+ *   rollup's path): rows of a hospital outside the caller's scope (a new hospital X, exams,
  *   items, bookings and reports written by the caller there) change no answer of a
  *   hospital-A manager (own hospital), of a manager holding the regional authorization
  *   of B, nor of a manager limited by custom conditions (CT only), while the
@@ -44,6 +45,9 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
   const to = new Date(Date.now() + DAY).toISOString();
   const from = new Date(Date.now() - 360 * DAY).toISOString();
   const range = [from, to];
+  // The same year as whole days of the region (Asia/Shanghai, +08:00 all year), ending tomorrow.
+  const regionToday = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
+  const regionDays = [new Date(Date.parse(`${regionToday}T00:00:00+08:00`) - 359 * DAY).toISOString(), new Date(Date.parse(`${regionToday}T00:00:00+08:00`) + DAY).toISOString()];
   const stamp = String(Date.now()).slice(-5);
   const call = (url: string, payload: object, token: string) =>
     p.app.inject({ method: 'POST', url, headers: authed(token), payload }).then((r) => ({ code: r.statusCode, body: r.json() }));
@@ -197,10 +201,14 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
       for (const [name, view] of Object.entries(STATS_VIEWS)) {
         // Every grouping but the periods (the same rows keyed by date) beyond the first.
         for (const dimension of new Set([view.dimensions[0], ...view.dimensions.filter((d) => !['day', 'week', 'month'].includes(d))])) {
-          const r = await call(`${STAT}/${name}`, { range, dimension }, token);
-          // Answered, or refused for want of a right (never failed: a failure would compare equal).
-          expect([`${name}/${dimension}`, [200, 403].includes(r.code)]).toEqual([`${name}/${dimension}`, true]);
-          out[`${name}/${dimension}`] = r.code === 200 ? r.body.data : r.code;
+          // Over the region's whole days too: the range the rollup path answers (statsRollup.test.ts).
+          for (const [span, asked] of Object.entries({ range, days: regionDays })) {
+            const key = `${name}/${dimension}/${span}`;
+            const r = await call(`${STAT}/${name}`, { range: asked, dimension }, token);
+            // Answered, or refused for want of a right (never failed: a failure would compare equal).
+            expect([key, [200, 403].includes(r.code)]).toEqual([key, true]);
+            out[key] = r.code === 200 ? r.body.data : r.code;
+          }
         }
       }
       return out;
@@ -262,5 +270,6 @@ describe.each(dbKinds)('statistics views on %s', (kind) => {
       const seen = JSON.stringify(afterX.admin[key]) !== JSON.stringify(before.admin[key]) || JSON.stringify(afterA.own[key]) !== JSON.stringify(afterX.own[key]);
       expect([key, seen]).toEqual([key, true]);
     }
-  });
+    // Every view and grouping over two ranges, three times: generous for a loaded machine.
+  }, 600_000);
 });
