@@ -12,6 +12,7 @@ import type { Db, Queryable } from '../db';
 import { EXAM_STATE, writeLog, type ExamLogAction, type LogActor } from '../exam/domain';
 import type { NaturalDataset } from './worklist';
 import { reportExamined } from '../report/engine';
+import { raiseExamEvent } from '../exam/workflow';
 
 export const MPPS_STATUS = { inProgress: 'IN PROGRESS', completed: 'COMPLETED', discontinued: 'DISCONTINUED' } as const;
 
@@ -90,12 +91,11 @@ async function examOfStep(q: Queryable, hospitalId: number, attrs: NaturalDatase
 
 /** What a status change does to the exam: COMPLETED examines a registered exam; each change is logged. */
 async function applyToExam(q: Queryable, exam: ExamOfStep, status: string, sopInstanceUid: string, actor: LogActor): Promise<void> {
-  if (status === MPPS_STATUS.completed && exam.exam_state === EXAM_STATE.registered) {
-    await q.query(`UPDATE exam SET exam_state = ${EXAM_STATE.examined}, exam_time = coalesce(exam_time, now()), updated_at = now() WHERE id = $1`, [exam.id]);
-  }
+  // A registered exam becomes examined (config/workflows/exam.json "examine").
+  const examined = status === MPPS_STATUS.completed && (await raiseExamEvent(q, exam.id, 'procedureCompleted')).includes('examine');
   await writeLog(q, exam, LOG_ACTION[status], actor, { fromState: exam.exam_state, mpps: sopInstanceUid });
   // Examined: the report's workflow hears it (after the exam's own log entry, which comes first in the record).
-  if (status === MPPS_STATUS.completed && exam.exam_state === EXAM_STATE.registered) await reportExamined(q, exam.id);
+  if (examined) await reportExamined(q, exam.id);
 }
 
 /** Plain JSON of a naturalized dataset (dcmjs's bookkeeping members dropped). */

@@ -26,6 +26,8 @@ export interface ExamStateRow {
   exam_time: Date | string | null;
   appointment: boolean;
   hidden: boolean;
+  /** 1 once a study is linked (../pacs/matching.ts keeps it). */
+  image_status?: number;
 }
 
 type Ctx = EngineContext<ExamStateRow>;
@@ -40,6 +42,12 @@ const GUARDS: Record<string, engine.Guard<Ctx>> = {
   notHidden: {
     check({ row }) {
       if (row.hidden) throw new AppError('RIS102');
+    },
+  },
+  /** Registered again only when no study is left on the exam. */
+  noImages: {
+    check({ row }) {
+      if (row.image_status) throw new AppError('RIS102');
     },
   },
 };
@@ -59,6 +67,13 @@ const EFFECTS: Record<string, engine.Effect<Ctx>> = {
   },
   hide(ctx) {
     ctx.set.hidden = true;
+  },
+  /** Examined: the time the modality or the first images gave, else now. */
+  examinedNow(ctx) {
+    ctx.set.exam_time = ctx.row.exam_time ?? ctx.now;
+  },
+  notExamined(ctx) {
+    ctx.set.exam_time = null;
   },
 };
 
@@ -98,6 +113,17 @@ export const EXAM_ADAPTER: engine.Adapter<ExamStateRow, engine.BaseInput, Ctx> =
   context: (base) => base,
   write,
 };
+
+/** What the platform tells the exam's workflow, in the transaction that did it (../pacs/matching.ts, ../dicom/mpps.ts). */
+export type ExamEvent = 'imagesMatched' | 'imagesGone' | 'procedureCompleted';
+
+/**
+ * Event `event` happened to exam `id` in transaction `q`: the platform takes the exam
+ * actions declared `on` it (examine, unexamine) where they apply. The actions done.
+ */
+export function raiseExamEvent(q: Queryable, id: number, event: ExamEvent): Promise<string[]> {
+  return engine.raise(q, EXAM_ADAPTER, engine.PLATFORM, id, event, (tx, examId) => examRow(tx, examId, engine.PLATFORM).catch(() => undefined) as Promise<ExamStateRow | undefined>);
+}
 
 /** Performs exam action `name` (config/workflows/exam.json) on exam `id` for the caller. */
 export function performExamAction(db: Db, me: AuthContext, id: number, name: string): Promise<engine.PerformResult> {

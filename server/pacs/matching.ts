@@ -20,6 +20,7 @@ import { pinyinName, REGION_TIME_ZONE } from '../lib/examRules';
 import { checkAgainstSchema } from '../lib/schemas';
 import { EXAM_STATE, writeLog, type LogActor } from '../exam/domain';
 import { reportExamined } from '../report/engine';
+import { raiseExamEvent } from '../exam/workflow';
 
 /** The policy, checked against schemas/matchingPolicy.json when the server starts (a bad file stops it). */
 export function checkPolicy(candidate: unknown): MatchingPolicy {
@@ -419,22 +420,21 @@ export async function logMatch(q: Queryable, e: MatchLogEntry): Promise<void> {
  * hears (reportExamined: e.g. an externally run hospital's report goes up to write).
  */
 export async function refreshExamImages(q: Queryable, examId: number): Promise<void> {
-  const { rows } = await q.query<{ examined: boolean }>(
+  const { rows } = await q.query<{ images: boolean }>(
     `UPDATE exam e SET series_count = s.series, instance_count = s.instances,
             image_status = CASE WHEN s.studies > 0 THEN 1 ELSE 0 END,
-            exam_state = CASE WHEN s.studies > 0 AND e.exam_state = ${EXAM_STATE.registered} THEN ${EXAM_STATE.examined} ELSE e.exam_state END,
             exam_time = CASE WHEN s.studies > 0 THEN coalesce(e.exam_time, now()) ELSE e.exam_time END,
             images_at = s.first_at,
             updated_at = now()
        FROM (SELECT count(*)::int AS studies, coalesce(sum(series_count), 0)::int AS series, coalesce(sum(instance_count), 0)::int AS instances,
                     min(received_at) AS first_at
-               FROM dicom_study WHERE exam_id = $1) s,
-            (SELECT exam_state FROM exam WHERE id = $1) before
+               FROM dicom_study WHERE exam_id = $1) s
       WHERE e.id = $1
-      RETURNING before.exam_state = ${EXAM_STATE.registered} AND e.exam_state = ${EXAM_STATE.examined} AS examined`,
+      RETURNING e.image_status = 1 AS images`,
     [examId],
   );
-  if (rows[0]?.examined) await reportExamined(q, examId);
+  // A registered exam with images becomes examined (config/workflows/exam.json "examine").
+  if (rows[0]?.images && (await raiseExamEvent(q, examId, 'imagesMatched')).includes('examine')) await reportExamined(q, examId);
 }
 
 interface ExamRef {
@@ -470,11 +470,8 @@ export async function unlinkStudy(q: Queryable, studyId: number, studyUid: strin
     [studyUid, exam.id, exam.hospital_id, actor.userId, actor.name],
   );
   await refreshExamImages(q, exam.id);
-  await q.query(
-    `UPDATE exam SET exam_state = ${EXAM_STATE.registered}, exam_time = NULL
-      WHERE id = $1 AND image_status = 0 AND exam_state = ${EXAM_STATE.examined}`,
-    [exam.id],
-  );
+  // Its last study gone, an examined exam is registered again ("unexamine").
+  await raiseExamEvent(q, exam.id, 'imagesGone');
   await writeLog(q, exam, 'unbindStudy', actor, { studyUid });
   await logMatch(q, { hospitalId: rows[0]?.hospital_id ?? exam.hospital_id, studyUid, examId: exam.id, action: 'unbind', actor });
   await judge(q, studyId, actor);

@@ -316,26 +316,8 @@ export function perform(db: Db, me: AuthContext, id: number, name: string, input
   return engine.perform(db, REPORT_ADAPTER, me, id, name, input, requestKey);
 }
 
-/**
- * The platform itself as the caller of the actions the table declares `on` an event
- * (engine.raise): every report within reach, no user's rights, logged without a user.
- */
-export const PLATFORM: AuthContext = {
-  userId: 0,
-  name: '',
-  mobile: '',
-  status: 1,
-  hospitalId: null,
-  hospitalName: null,
-  roleId: null,
-  roleName: null,
-  permissions: {},
-  scope: { all: true, hospitalIds: [], conditionSets: [] },
-  tokenHash: '',
-  rememberMe: false,
-  passwordExpired: false,
-  passwordWeak: false,
-};
+/** The platform as the caller of the actions declared `on` an event (engine.raise). */
+export const PLATFORM = engine.PLATFORM;
 
 /**
  * Exam `id` became examined, in the transaction `q` that examined it (images matched,

@@ -117,6 +117,8 @@ export default async function examRoutes(fastify: FastifyInstance) {
 
   // One route per declared exam action (config/workflows/exam.json), run by the workflow engine; answers the exam as detail does.
   for (const [name, declared] of Object.entries(EXAM_WORKFLOW.actions)) {
+    // The platform's own (declared on an event) have no route.
+    if (declared.on) continue;
     fastify.post<{ Params: { id: number } }>(
       `/exam/${name}/:id`,
       {

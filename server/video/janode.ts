@@ -56,6 +56,12 @@ export interface VideoRoomPlugin {
 const importEsm = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ default: unknown }>;
 
 async function load(specifier: string): Promise<unknown> {
+  // Under jest (which turns janode into CommonJS, jest.config.js) it is required: V8 reuses
+  // the compiled `new Function` of an earlier test file in the same worker, whose
+  // dynamic-import hook belongs to that file's torn-down sandbox ("Test environment has
+  // been torn down", seen in CI when the Janus test ran after another API file).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (process.env.JEST_WORKER_ID) return require(specifier).default;
   try {
     return (await importEsm(specifier)).default;
   } catch (e) {

@@ -262,6 +262,27 @@ function passesRowGuards<Row, Input extends BaseInput, C extends EngineContext<R
   }
 }
 
+/**
+ * The platform itself as the caller of the actions the table declares `on` an event
+ * (engine.raise): every row within reach, no user's rights, logged without a user.
+ */
+export const PLATFORM: AuthContext = {
+  userId: 0,
+  name: '',
+  mobile: '',
+  status: 1,
+  hospitalId: null,
+  hospitalName: null,
+  roleId: null,
+  roleName: null,
+  permissions: {},
+  scope: { all: true, hospitalIds: [], conditionSets: [] },
+  tokenHash: '',
+  rememberMe: false,
+  passwordExpired: false,
+  passwordWeak: false,
+};
+
 /** For raise: the platform's action applies to the row as read (open to actions, in a state it starts from, its row guards pass). */
 function offered<Row, Input extends BaseInput, C extends EngineContext<Row, Input>>(adapter: Adapter<Row, Input, C>, row: Row, actor: AuthContext, name: string, action: WorkflowAction): boolean {
   if (adapter.gate?.(row) || !transitionFrom(action, adapter.state(row))) return false;

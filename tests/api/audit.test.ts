@@ -28,6 +28,7 @@ import { syntheticSeries } from '../../mock/dicom';
 import { dbKinds } from '../support/db';
 import { appHeaders, startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, b64, login, loginReply } from '../support/auth';
+import { Background } from '../../server/lib/background';
 
 const DAY = 86_400_000;
 const lastDays = (n: number): [string, string] => [new Date(Date.now() - n * DAY).toISOString(), new Date(Date.now() + DAY).toISOString()];
@@ -316,6 +317,7 @@ test('retention: whole months older than the retention go, never one within six 
 test('a route that declares no audit stops the app from starting', async () => {
   const app = Fastify({ logger: false });
   app.decorate('config', loadConfig({}));
+  app.decorate('background', new Background());
   await app.register(fp(async (f) => f.decorate('spaFallback', () => undefined as never)));
   await app.register(platform, { appIds: ['x'] });
   await app.register(auth);

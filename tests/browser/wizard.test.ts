@@ -15,6 +15,7 @@ import { translate } from '../../locales';
 import { startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { SchemaFormPage, settled } from '../support/schemaPages';
+import { IMAGES_OF_EXAM } from '../../server/consult/domain';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const SHOTS = shotsDir('files');
@@ -41,7 +42,8 @@ describe('consultation application wizard in Chromium', () => {
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     ({ server, b } = await startSignedIn('13800000001'));
-    const row = (await server.db.query<{ id: number; exam_code: string }>('SELECT id, exam_code FROM exam WHERE NOT hidden ORDER BY id DESC LIMIT 1')).rows[0];
+    // The wizard offers exams with images only.
+    const row = (await server.db.query<{ id: number; exam_code: string }>(`SELECT id, exam_code FROM exam e WHERE NOT hidden AND EXISTS (${IMAGES_OF_EXAM}) ORDER BY id DESC LIMIT 1`)).rows[0];
     [examId, examCode] = [row.id, row.exam_code];
   }, 180_000);
   afterAll(() => stopSignedIn(server, b));

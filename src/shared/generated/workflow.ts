@@ -148,11 +148,14 @@ export interface Action {
    */
   effects?: Name[];
   /**
-   * Events on which the platform itself performs the action, with no user (server/workflow/engine.ts raise): where the entity is in a state the action starts from and passes its guards; refused, it is not done. examined: the exam became examined (its images arrived or its modality completed the procedure). Such an action has no permission (no user takes it) and no route.
+   * Events on which the platform itself performs the action, with no user (server/workflow/engine.ts raise): where the entity is in a state the action starts from and passes its guards; refused, it is not done. examined: the exam became examined (its images arrived or its modality completed the procedure); imagesMatched: a study was linked to the exam; imagesGone: the exam's last study was unbound; procedureCompleted: its modality reported the procedure completed (MPPS). Such an action has no permission (no user takes it) and no route.
    *
    * @minItems 1
    */
-  on?: ['examined', ...'examined'[]];
+  on?: [
+    'examined' | 'imagesMatched' | 'imagesGone' | 'procedureCompleted',
+    ...('examined' | 'imagesMatched' | 'imagesGone' | 'procedureCompleted')[]
+  ];
   /**
    * The action needs a reason, validated as this definition of common.json (e.g. text200: 1-200 characters). Absent: the action takes no reason.
    */
