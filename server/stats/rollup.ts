@@ -85,7 +85,7 @@ export function rollupBlocker(r: Omit<RollupRequest, 'from' | 'to' | 'maxGroups'
         : m.fn === 'sum'
           ? rollup.sums[sumKey(m)] !== undefined
           : m.fn === 'median' || m.fn === 'p90'
-            ? !m.when && rollup.bins?.[m.field!] !== undefined && [r.dimension, r.series].every((d) => d === undefined || (rollup.binDimensions ?? []).includes(d))
+            ? rollup.bins?.[sumKey(m)] !== undefined && [r.dimension, r.series].every((d) => d === undefined || (rollup.binDimensions ?? []).includes(d))
             : m.fn === 'share'
               ? m.among
                 ? rollup.both[`${m.among}&${m.when}`] !== undefined && rollup.counts[m.among] !== undefined
@@ -99,7 +99,7 @@ export function rollupBlocker(r: Omit<RollupRequest, 'from' | 'to' | 'maxGroups'
   return null;
 }
 
-/** A sum's name in a rollup declaration: its field, or `field&when` for a sum over the rows meeting a condition. */
+/** A sum's or histogram's name in a rollup declaration: its field, or `field&when` over the rows meeting a condition. */
 function sumKey(m: Stats['measures'][number]): string {
   return m.when ? `${m.field}&${m.when}` : m.field!;
 }
@@ -166,7 +166,8 @@ export function compileRollup(r: RollupRequest): RollupCompiled | null {
   });
   const declared = new Map(r.view.measures.map((m) => [m.key, m]));
   const pct = r.measures.filter((k) => ['median', 'p90'].includes(declared.get(k)!.fn));
-  const fields = [...new Set(pct.map((k) => rollup.bins![declared.get(k)!.field!]))];
+  // The histograms the percentiles read, numbered in the query: each the sum of its stored fields' bins.
+  const hists = [...new Set(pct.map((k) => sumKey(declared.get(k)!)))];
 
   const build = (grouped: boolean): string => {
     const ks = grouped ? levels.map((_, i) => `k${i}`) : [];
@@ -178,14 +179,16 @@ export function compileRollup(r: RollupRequest): RollupCompiled | null {
     const keysOut = grouped ? levels.map((_, i) => `g.k${i}, g.l${i}`) : [];
     if (!pct.length) return `WITH g AS (${g}) SELECT ${[...keysOut, ...out].join(', ')} FROM g`;
     const binKeys = grouped ? levels.map((d, i) => `${d.key} AS k${i}`) : [];
-    const b = `SELECT ${[...binKeys, 'u.field', 'u.bin', 'sum(u.n) AS n'].join(', ')} FROM ${rollup.binTable} u
-                WHERE ${whereSql} AND u.field = ANY(ARRAY[${fields.join(',')}]::smallint[])
-                GROUP BY ${[...levels.map((d) => d.key).filter(() => grouped), 'u.field', 'u.bin'].join(', ')} HAVING sum(u.n) > 0`;
+    const wanted = hists.map((h, i) => `(${i}, ARRAY[${rollup.bins![h].join(',')}]::smallint[])`).join(', ');
+    const b = `SELECT ${[...binKeys, 'm.f AS field', 'u.bin', 'sum(u.n) AS n'].join(', ')} FROM ${rollup.binTable} u
+                JOIN (VALUES ${wanted}) m (f, fields) ON u.field = ANY(m.fields)
+                WHERE ${whereSql}
+                GROUP BY ${[...levels.map((d) => d.key).filter(() => grouped), 'm.f', 'u.bin'].join(', ')} HAVING sum(u.n) > 0`;
     const part = [...ks, 'b.field'].join(', ');
     const c = `SELECT b.*, sum(b.n) OVER (PARTITION BY ${part} ORDER BY b.bin) AS cum, sum(b.n) OVER (PARTITION BY ${part}) AS tot FROM b`;
     const pSel = pct.map((k) => {
       const m = declared.get(k)!;
-      return `${percentileSql(rollup.bins![m.field!], m.fn === 'median' ? 0.5 : 0.9)} AS "${k}"`;
+      return `${percentileSql(hists.indexOf(sumKey(m)), m.fn === 'median' ? 0.5 : 0.9)} AS "${k}"`;
     });
     const pq = `SELECT ${[...ks.map((k) => `c.${k}`), ...pSel].join(', ')} FROM c${grouped ? ` GROUP BY ${ks.map((k) => `c.${k}`).join(', ')}` : ''}`;
     const on = grouped ? ks.map((k) => `p.${k} IS NOT DISTINCT FROM g.${k}`).join(' AND ') : 'true';

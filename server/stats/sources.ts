@@ -75,8 +75,12 @@ export interface RollupSql {
   sums: Record<string, string>;
   /** The histograms' table (field, bin, n beside the keys), when there is one. */
   binTable?: string;
-  /** An hours field's histogram in binTable (its field number): medians and P90s from the bins. None: a median or P90 goes the indexed path. */
-  bins?: Record<string, number>;
+  /**
+   * An hours field's histogram (or `field&when`: of the rows meeting the condition) as
+   * the field numbers in binTable whose bins add up to it: medians and P90s from the
+   * bins. None: a median or P90 goes the indexed path.
+   */
+  bins?: Record<string, number[]>;
   /** The dimensions the histograms are kept by (fewer than the sums': a median by another goes the indexed path). */
   binDimensions?: string[];
 }
@@ -214,7 +218,7 @@ const EXAM_ROLLUP: RollupSql = {
   both: { 'due&approvedInLimit': 'sum(u.approved_in_limit)' },
   sums: { price: 'sum(u.price)' },
   binTable: 'stat_rollup_bin',
-  bins: { reportHours: 1, examinedHours: 2, imagesInHours: 3, firstReportHours: 4, approvalHours: 5, turnaroundHours: 6 },
+  bins: { reportHours: [1], examinedHours: [2], imagesInHours: [3], firstReportHours: [4], approvalHours: [5], turnaroundHours: [6] },
   binDimensions: ['modality', 'hospital', 'patientSource', 'businessMode', 'day', 'week', 'month'],
 };
 exam.rollup = EXAM_ROLLUP;
@@ -316,8 +320,8 @@ const reportWork: StatsSource = {
 /**
  * The report-work source's rollup (migration 0039: stat_work_rollup, one row per local
  * day or month × hospital × modality × doctor (id and the name the report carries, as
- * the label is the name's max) × kind of work). The hours from the exam to the work
- * are not kept: a median or P90 of them goes the indexed path.
+ * the label is the name's max) × kind of work), and stat_work_rollup_bin, the hours
+ * from the exam to the work in the exams' bins, keyed alike but for the name.
  */
 const isWork = (work: string, sum: string) => `sum(CASE WHEN u.work = '${work}' THEN ${sum} END)`;
 reportWork.rollup = {
@@ -346,6 +350,10 @@ reportWork.rollup = {
   },
   both: {},
   sums: { weight: 'sum(u.weight)', 'weight&written': isWork('write', 'u.weight') },
+  // The hours to the work, a histogram per kind (field 1 written, 2 reviewed, 3 rechecked).
+  binTable: 'stat_work_rollup_bin',
+  bins: { hours: [1, 2, 3], 'hours&written': [1], 'hours&reviewed': [2], 'hours&rechecked': [3] },
+  binDimensions: ['doctor', 'title', 'modality', 'hospital', 'day', 'week', 'month'],
 };
 
 /**
