@@ -44,6 +44,10 @@ CREATE TABLE IF NOT EXISTS stat_work_rollup_bin (
   CONSTRAINT stat_work_rollup_bin_key UNIQUE NULLS NOT DISTINCT (grain, day, hospital_id, modality, doctor_id, field, bin)
 );
 
+-- One's own work (a view's `self` filter, myTurnaround) reads one doctor's rows, not the region's.
+CREATE INDEX IF NOT EXISTS stat_work_rollup_doctor ON stat_work_rollup (doctor_id, grain, day);
+CREATE INDEX IF NOT EXISTS stat_work_rollup_bin_doctor ON stat_work_rollup_bin (doctor_id, grain, day);
+
 -- The upsert adding `src`'s rows (sgn ±1, the exam's and the report's columns) to the
 -- rollup. Text, so the triggers can EXECUTE it over their transition tables.
 CREATE OR REPLACE FUNCTION stat_work_rollup_sql(src text) RETURNS text
