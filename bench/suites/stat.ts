@@ -12,7 +12,7 @@
  * subordinate hospitals up to 20, BENCH_STAT_EXAMS exams (default 1,000,000 on
  * PostgreSQL) spread over the last 365 days, all examined with exam and images-in
  * times, a report for 9 in 10 (written by the demo doctors, 8 in 10 approved, a
- * dozen diagnoses), then VACUUM ANALYZE; the statistics rollups (migration 0037) are
+ * dozen diagnoses), then VACUUM ANALYZE; the statistics rollups (migrations 0037, 0039) are
  * built by their triggers inside those statements, so the load's time includes them,
  * and their sizes are printed. PostgreSQL: a fresh database on
  * BENCH_DATABASE_URL (else TEST_DATABASE_URL), dropped afterwards; PGlite (embedded,
@@ -81,10 +81,14 @@ export async function seed(ctx: BenchContext, db: Db, exams: number, label: stri
   await db.query('VACUUM ANALYZE report');
   await db.query('VACUUM ANALYZE stat_rollup');
   await db.query('VACUUM ANALYZE stat_rollup_bin');
+  await db.query('VACUUM ANALYZE stat_work_rollup');
+  await db.query('VACUUM ANALYZE stat_work_rollup_bin');
   ctx.report({ bench: `${label}: bulk load of ${exams} exams over ${hospitals.length} hospitals, ${SPAN_DAYS} days, with reports (generate_series, the rollups built by their triggers) + VACUUM ANALYZE, s`, value: +((performance.now() - t0) / 1000).toFixed(1) });
   // How much the rollups hold against the exams (the bench's columns repeat with i, so its keys are few; real data has more).
   const { rows: [size] } = await db.query<{ rollup: number; bins: number }>('SELECT (SELECT count(*) FROM stat_rollup)::int AS rollup, (SELECT count(*) FROM stat_rollup_bin)::int AS bins');
   ctx.report({ bench: `${label}: rollup rows (days and months) / histogram bin rows`, value: size.rollup, reference: size.bins });
+  const { rows: [work] } = await db.query<{ rollup: number; bins: number }>('SELECT (SELECT count(*) FROM stat_work_rollup)::int AS rollup, (SELECT count(*) FROM stat_work_rollup_bin)::int AS bins');
+  ctx.report({ bench: `${label}: report-work rollup rows (days and months) / histogram bin rows`, value: work.rollup, reference: work.bins });
   return Object.fromEntries((await db.query<{ code: string; id: number }>('SELECT code, id FROM org')).rows.map((r) => [r.code, r.id]));
 }
 

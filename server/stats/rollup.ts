@@ -1,14 +1,16 @@
 /**
  * The rollup path of a statistics request: when everything it names lies in its
  * source's rollup declaration (./sources.ts `rollup`), it is answered from the daily
- * (and monthly) sums of migration 0037 instead of the source's rows. Decided here,
- * from the declarations, for every view alike: nothing per view. Pure: SQL text and
- * parameters; ./compile.ts calls it after validating the request.
+ * (and monthly) sums of migration 0037 (exams) or 0039 (report work) instead of the
+ * source's rows. Decided here, from the declarations, for every view alike: nothing
+ * per view. Pure: SQL text and parameters; ./compile.ts calls it after validating
+ * the request.
  *
  * Same answer as the indexed path, except medians and P90s, which come from
  * fixed-width bins (stat_hours_bin: quarter hours below 72 h, whole hours above):
  * interpolated between bin middles, so within half the width of the wider bin of the
- * two values interpolated (0.125 h below 72 h, 0.5 h above).
+ * two values interpolated (0.125 h below 72 h, 0.5 h above). A rollup without bins
+ * (the report work's) leaves a request naming a median or P90 to the indexed path.
  * tests/api/statsRollup.test.ts holds every servable grouping to that.
  */
 import { scopeSql, type DataScope } from '../identity/scope';
@@ -81,9 +83,9 @@ export function rollupBlocker(r: Omit<RollupRequest, 'from' | 'to' | 'maxGroups'
       m.fn === 'count'
         ? !m.when || rollup.counts[m.when] !== undefined
         : m.fn === 'sum'
-          ? !m.when && rollup.sums[m.field!] !== undefined
+          ? rollup.sums[sumKey(m)] !== undefined
           : m.fn === 'median' || m.fn === 'p90'
-            ? !m.when && rollup.bins[m.field!] !== undefined && [r.dimension, r.series].every((d) => d === undefined || rollup.binDimensions.includes(d))
+            ? rollup.bins?.[sumKey(m)] !== undefined && [r.dimension, r.series].every((d) => d === undefined || (rollup.binDimensions ?? []).includes(d))
             : m.fn === 'share'
               ? m.among
                 ? rollup.both[`${m.among}&${m.when}`] !== undefined && rollup.counts[m.among] !== undefined
@@ -97,6 +99,11 @@ export function rollupBlocker(r: Omit<RollupRequest, 'from' | 'to' | 'maxGroups'
   return null;
 }
 
+/** A sum's or histogram's name in a rollup declaration: its field, or `field&when` over the rows meeting a condition. */
+function sumKey(m: Stats['measures'][number]): string {
+  return m.when ? `${m.field}&${m.when}` : m.field!;
+}
+
 function timeKey(unit: 'day' | 'week' | 'month'): string {
   return `to_char(date_trunc('${unit}', u.day::timestamp), '${unit === 'month' ? 'YYYY-MM' : 'YYYY-MM-DD'}')`;
 }
@@ -106,7 +113,7 @@ function measureSql(rollup: RollupSql, m: Stats['measures'][number]): string {
     case 'count':
       return `coalesce(${m.when ? rollup.counts[m.when] : rollup.count}, 0)::int`;
     case 'sum':
-      return `coalesce(${rollup.sums[m.field!]}, 0)::float8`;
+      return `coalesce(${rollup.sums[sumKey(m)]}, 0)::float8`;
     case 'share': {
       const among = m.among ? rollup.counts[m.among] : rollup.count;
       const both = m.among ? rollup.both[`${m.among}&${m.when}`] : rollup.counts[m.when!];
@@ -159,26 +166,29 @@ export function compileRollup(r: RollupRequest): RollupCompiled | null {
   });
   const declared = new Map(r.view.measures.map((m) => [m.key, m]));
   const pct = r.measures.filter((k) => ['median', 'p90'].includes(declared.get(k)!.fn));
-  const fields = [...new Set(pct.map((k) => rollup.bins[declared.get(k)!.field!]))];
+  // The histograms the percentiles read, numbered in the query: each the sum of its stored fields' bins.
+  const hists = [...new Set(pct.map((k) => sumKey(declared.get(k)!)))];
 
   const build = (grouped: boolean): string => {
     const ks = grouped ? levels.map((_, i) => `k${i}`) : [];
     const keyCols = grouped ? levels.map((d, i) => `${d.key} AS k${i}, ${d.label ?? d.key} AS l${i}`) : [];
-    const groupBy = grouped ? ` GROUP BY ${levels.map((d) => d.key).join(', ')} HAVING sum(u.exams) > 0` : '';
+    const groupBy = grouped ? ` GROUP BY ${levels.map((d) => d.key).join(', ')} HAVING ${rollup.rows} > 0` : '';
     const counts = r.measures.filter((k) => !pct.includes(k)).map((k) => `${measureSql(rollup, declared.get(k)!)} AS "${k}"`);
-    const g = `SELECT ${[...keyCols, ...counts, 'sum(u.exams) AS exams_'].join(', ')} FROM stat_rollup u WHERE ${whereSql}${groupBy}`;
+    const g = `SELECT ${[...keyCols, ...counts, `${rollup.rows} AS rows_`].join(', ')} FROM ${rollup.table} u WHERE ${whereSql}${groupBy}`;
     const out = r.measures.map((k) => (pct.includes(k) ? `p."${k}"` : `g."${k}"`));
     const keysOut = grouped ? levels.map((_, i) => `g.k${i}, g.l${i}`) : [];
     if (!pct.length) return `WITH g AS (${g}) SELECT ${[...keysOut, ...out].join(', ')} FROM g`;
     const binKeys = grouped ? levels.map((d, i) => `${d.key} AS k${i}`) : [];
-    const b = `SELECT ${[...binKeys, 'u.field', 'u.bin', 'sum(u.n) AS n'].join(', ')} FROM stat_rollup_bin u
-                WHERE ${whereSql} AND u.field = ANY(ARRAY[${fields.join(',')}]::smallint[])
-                GROUP BY ${[...levels.map((d) => d.key).filter(() => grouped), 'u.field', 'u.bin'].join(', ')} HAVING sum(u.n) > 0`;
+    const wanted = hists.map((h, i) => `(${i}, ARRAY[${rollup.bins![h].join(',')}]::smallint[])`).join(', ');
+    const b = `SELECT ${[...binKeys, 'm.f AS field', 'u.bin', 'sum(u.n) AS n'].join(', ')} FROM ${rollup.binTable} u
+                JOIN (VALUES ${wanted}) m (f, fields) ON u.field = ANY(m.fields)
+                WHERE ${whereSql}
+                GROUP BY ${[...levels.map((d) => d.key).filter(() => grouped), 'm.f', 'u.bin'].join(', ')} HAVING sum(u.n) > 0`;
     const part = [...ks, 'b.field'].join(', ');
     const c = `SELECT b.*, sum(b.n) OVER (PARTITION BY ${part} ORDER BY b.bin) AS cum, sum(b.n) OVER (PARTITION BY ${part}) AS tot FROM b`;
     const pSel = pct.map((k) => {
       const m = declared.get(k)!;
-      return `${percentileSql(rollup.bins[m.field!], m.fn === 'median' ? 0.5 : 0.9)} AS "${k}"`;
+      return `${percentileSql(hists.indexOf(sumKey(m)), m.fn === 'median' ? 0.5 : 0.9)} AS "${k}"`;
     });
     const pq = `SELECT ${[...ks.map((k) => `c.${k}`), ...pSel].join(', ')} FROM c${grouped ? ` GROUP BY ${ks.map((k) => `c.${k}`).join(', ')}` : ''}`;
     const on = grouped ? ks.map((k) => `p.${k} IS NOT DISTINCT FROM g.${k}`).join(' AND ') : 'true';

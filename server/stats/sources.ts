@@ -55,6 +55,10 @@ export interface StatsSource {
  * field, a range not of whole local days) goes the indexed path: ./rollup.ts decides.
  */
 export interface RollupSql {
+  /** The table of its rows (alias u: grain, day, then its keys and sums). */
+  table: string;
+  /** The number of the source's rows a group of rollup rows holds (a group with none is no group). */
+  rows: string;
   /** The range field whose local day the rows are keyed by. */
   date: string;
   /** Grouping keys over u (a source dimension's key, as the same value); time groupings come from u.day. */
@@ -67,12 +71,18 @@ export interface RollupSql {
   counts: Record<string, string>;
   /** `among&when` of a share measure: the rows meeting both. */
   both: Record<string, string>;
-  /** sum(field) as a sum over rollup rows. */
+  /** sum(field), and `field&when` sum(field) over the rows meeting the condition, as sums over rollup rows. */
   sums: Record<string, string>;
-  /** An hours field's histogram in stat_rollup_bin (its field number): medians and P90s from the bins. */
-  bins: Record<string, number>;
+  /** The histograms' table (field, bin, n beside the keys), when there is one. */
+  binTable?: string;
+  /**
+   * An hours field's histogram (or `field&when`: of the rows meeting the condition) as
+   * the field numbers in binTable whose bins add up to it: medians and P90s from the
+   * bins. None: a median or P90 goes the indexed path.
+   */
+  bins?: Record<string, number[]>;
   /** The dimensions the histograms are kept by (fewer than the sums': a median by another goes the indexed path). */
-  binDimensions: string[];
+  binDimensions?: string[];
 }
 
 /** A time grouping's key: the local (region) day, week (Monday) or month it starts, as text. */
@@ -169,6 +179,8 @@ const DUE_CUT = `(now() - interval '${LIMITS.turnaroundLimitHours} hours')`;
  * those of the same key registered before the cut, counted from the exams.
  */
 const EXAM_ROLLUP: RollupSql = {
+  table: 'stat_rollup',
+  rows: 'sum(u.exams)',
   date: 'createdAt',
   dimensions: {
     modality: { key: 'u.modality' },
@@ -205,7 +217,8 @@ const EXAM_ROLLUP: RollupSql = {
   // Approved within the limit is approved, so due.
   both: { 'due&approvedInLimit': 'sum(u.approved_in_limit)' },
   sums: { price: 'sum(u.price)' },
-  bins: { reportHours: 1, examinedHours: 2, imagesInHours: 3, firstReportHours: 4, approvalHours: 5, turnaroundHours: 6 },
+  binTable: 'stat_rollup_bin',
+  bins: { reportHours: [1], examinedHours: [2], imagesInHours: [3], firstReportHours: [4], approvalHours: [5], turnaroundHours: [6] },
   binDimensions: ['modality', 'hospital', 'patientSource', 'businessMode', 'day', 'week', 'month'],
 };
 exam.rollup = EXAM_ROLLUP;
@@ -302,6 +315,45 @@ const reportWork: StatsSource = {
     rechecked: "w.work = 'recheck'",
     positiveWritten: "w.work = 'write' AND r.positive",
   },
+};
+
+/**
+ * The report-work source's rollup (migration 0039: stat_work_rollup, one row per local
+ * day or month × hospital × modality × doctor (id and the name the report carries, as
+ * the label is the name's max) × kind of work), and stat_work_rollup_bin, the hours
+ * from the exam to the work in the exams' bins, keyed alike but for the name.
+ */
+const isWork = (work: string, sum: string) => `sum(CASE WHEN u.work = '${work}' THEN ${sum} END)`;
+reportWork.rollup = {
+  table: 'stat_work_rollup',
+  rows: 'sum(u.n)',
+  date: 'doneAt',
+  dimensions: {
+    doctor: { key: 'u.doctor_id', label: 'max(u.doctor_name)' },
+    title: { key: 'coalesce((SELECT au.title FROM app_user au WHERE au.id = u.doctor_id), -1)', code: 'doctorTitle' },
+    modality: { key: 'u.modality' },
+    hospital: orgDimension('u.hospital_id'),
+    ...timeDimensions(),
+  },
+  filters: {
+    hospitalId: { sql: 'u.hospital_id', type: 'integer' },
+    modality: { sql: "nullif(u.modality, '')", type: 'string' },
+    doctorId: { sql: 'u.doctor_id', type: 'integer' },
+  },
+  scope: { hospitalColumn: 'u.hospital_id', fields: { hospitalId: 'u.hospital_id', modality: "nullif(u.modality, '')" } },
+  count: 'sum(u.n)',
+  counts: {
+    written: isWork('write', 'u.n'),
+    reviewed: isWork('review', 'u.n'),
+    rechecked: isWork('recheck', 'u.n'),
+    positiveWritten: isWork('write', 'u.positive'),
+  },
+  both: {},
+  sums: { weight: 'sum(u.weight)', 'weight&written': isWork('write', 'u.weight') },
+  // The hours to the work, a histogram per kind (field 1 written, 2 reviewed, 3 rechecked).
+  binTable: 'stat_work_rollup_bin',
+  bins: { hours: [1, 2, 3], 'hours&written': [1], 'hours&reviewed': [2], 'hours&rechecked': [3] },
+  binDimensions: ['doctor', 'title', 'modality', 'hospital', 'day', 'week', 'month'],
 };
 
 /**

@@ -1,13 +1,15 @@
 /**
- * The statistics rollup (migration 0037, server/stats/rollup.ts) answers as the indexed
- * path does, on each database:
+ * The statistics rollups (migration 0037 of the exams, 0039 of the report work;
+ * server/stats/rollup.ts) answer as the indexed path does, on each database:
  * - seeded exams of hospitals A, B and X (X outside every scope below but the
  *   administrator's) in every state the exam statistics count, over the last 100 days,
  *   on local-day edges and on both sides of the turnaround limit's clock cut; then
  *   edited the ways the platform writes: several rows per statement and one, modality,
  *   hospital and registration time moved, hidden, terminated, reports written late,
  *   approved, their conclusion marked positive, deleted, exams deleted with their
- *   reports, and a change of a column no figure reads
+ *   reports, and a change of a column no figure reads; reports written, reviewed and
+ *   rechecked by three doctors and none, a writer changed, a doctor's name on a
+ *   report changed, an exam's workload weight changed
  * - every declared view, every dimension with no series and with each series (all its
  *   measures, or where the histograms lack the grouping, those the sums answer), for the
  *   administrator, the own-hospital scope, a regional authorization (A and B) and a
@@ -15,7 +17,8 @@
  *   clock cut, and two past whole months: wherever the rollup answers (the path is
  *   asked, never assumed), the rows, keys, labels and totals equal the indexed path's,
  *   counts and sums exactly, medians and P90s within ROLLUP_PERCENTILE_TOLERANCE_HOURS
- * - the rollup does answer the cockpit's, exam volume's and turnaround's groupings
+ * - the rollup does answer the cockpit's, exam volume's, turnaround's and the report
+ *   work's groupings (its hours medians and P90s, of all work and of one kind, too)
  *   (the check could fail), and never a range that is not whole local days, a custom
  *   condition on a field it lacks, or a source it does not roll up
  * - no rollup answer names a hospital outside the caller's scope
@@ -125,13 +128,22 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
       rows.flat(),
     );
     const ids = (await p.db.query<{ id: number; created_at: Date; images_at: Date | null }>("SELECT id, created_at, images_at FROM exam WHERE exam_code LIKE 'RU%' ORDER BY id")).rows;
-    // Reports for most: written 0–100 h after (beyond the quarter-hour bins sometimes), approved for some 0–30 h later.
+    // The doctors of the report work: user 1 (every caller below, so its own turnaround counts), two others, and none.
+    const users = (await p.db.query<{ id: number; name: string }>('SELECT id, name FROM app_user ORDER BY id LIMIT 3')).rows;
+    const doctors: Array<[number | null, string | null]> = [...users.map((u): [number, string] => [u.id, u.name]), [null, null]];
+    // Reports for most: written 0–100 h after (beyond the quarter-hour bins sometimes), approved for some 0–30 h later, rechecked for some after that.
     for (const e of ids.filter(() => rnd() < 0.75)) {
       const written = (e.images_at ?? e.created_at).getTime() + rnd() * (rnd() < 0.2 ? 100 : 10) * HOUR;
       const approved = rnd() < 0.7 ? written + rnd() * 30 * HOUR : null;
-      await p.db.query('INSERT INTO report (id, report_state, version, first_trial_time, retrial_time, positive) VALUES ($1, $2, 1, $3, $4, $5)', [
-        e.id, approved ? 4 : 2, new Date(written), approved && new Date(approved), pick([true, false, null]),
-      ]);
+      const rechecked = approved && rnd() < 0.3 ? approved + rnd() * 50 * HOUR : null;
+      const [writer, reviewer, rechecker] = [pick(doctors), pick(doctors), pick(doctors)];
+      await p.db.query(
+        `INSERT INTO report (id, report_state, version, first_trial_time, retrial_time, positive, writer_id, writer_name, reviewer_id, reviewer_name,
+                             recheck_doctor_id, recheck_doctor_name, recheck_time)
+         VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [e.id, approved ? 4 : 2, new Date(written), approved && new Date(approved), pick([true, false, null]), ...writer,
+         ...(approved ? reviewer : [null, null]), ...(rechecked ? rechecker : [null, null]), rechecked && new Date(rechecked)],
+      );
     }
 
     // The edits, each as the platform makes them.
@@ -142,15 +154,26 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
     await p.db.query('UPDATE exam SET hidden = true WHERE id = ANY($1::int[])', [some(12)]);
     await p.db.query('UPDATE exam SET exam_state = 3, image_status = 1 - image_status WHERE id = $1', [ids[5].id]);
     await p.db.query("UPDATE exam SET his_patient_name = '汇总改' WHERE id = ANY($1::int[])", [some(3)]);
-    await p.db.query("UPDATE report SET retrial_time = first_trial_time + interval '2 hours', report_state = 4 WHERE retrial_time IS NULL AND id = ANY($1::int[])", [some(4)]);
+    await p.db.query(
+      "UPDATE report SET retrial_time = first_trial_time + interval '2 hours', report_state = 4, reviewer_id = $2, reviewer_name = $3 WHERE retrial_time IS NULL AND id = ANY($1::int[])",
+      [some(4), users[1].id, users[1].name],
+    );
+    // Rechecked, the writer changed (and a name changed under the same doctor), an exam's workload weight changed.
+    await p.db.query(
+      "UPDATE report SET recheck_time = retrial_time + interval '20 hours', recheck_doctor_id = $2, recheck_doctor_name = $3 WHERE retrial_time IS NOT NULL AND recheck_time IS NULL AND id = ANY($1::int[])",
+      [some(8), users[0].id, users[0].name],
+    );
+    await p.db.query('UPDATE report SET writer_id = $2, writer_name = $3 WHERE id = ANY($1::int[])', [some(13), users[2].id, users[2].name]);
+    await p.db.query("UPDATE report SET writer_name = '改名' WHERE id = $1 AND writer_id IS NOT NULL", [ids[20].id]);
+    await p.db.query('UPDATE exam SET work_weight = 2.5 WHERE id = ANY($1::int[])', [some(14)]);
     await p.db.query('UPDATE report SET positive = NOT coalesce(positive, false) WHERE id = ANY($1::int[])', [some(5)]);
     await p.db.query("UPDATE report SET first_trial_time = first_trial_time + interval '80 hours' WHERE id = $1", [ids[8].id]);
     await p.db.query('DELETE FROM report WHERE id = ANY($1::int[])', [some(15)]);
     await p.db.query('DELETE FROM exam WHERE id = ANY($1::int[])', [some(16)]);
     await p.db.query(
-      `INSERT INTO report (id, report_state, version, first_trial_time, positive)
-       SELECT e.id, 2, 1, e.created_at + interval '5 hours', true FROM exam e WHERE e.id = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM report r WHERE r.id = e.id)`,
-      [some(6)],
+      `INSERT INTO report (id, report_state, version, first_trial_time, positive, writer_id, writer_name)
+       SELECT e.id, 2, 1, e.created_at + interval '5 hours', true, $2, $3 FROM exam e WHERE e.id = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM report r WHERE r.id = e.id)`,
+      [some(6), users[0].id, users[0].name],
     );
   }
 
@@ -204,13 +227,15 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
 
   test('the rollup answers what the cockpit, exam volumes and turnaround group by', () => {
     const [from, to] = ranges().months.map((t) => new Date(t).toISOString());
-    for (const v of ['cockpit/hospital', 'cockpit/sex', 'cockpit/ageBand', 'cockpit/month', 'examVolume/modality', 'examVolume/day', 'turnaround/hospital', 'turnaround/week', 'business/businessMode', 'checkstat/modality']) {
+    for (const v of ['cockpit/hospital', 'cockpit/sex', 'cockpit/ageBand', 'cockpit/month', 'examVolume/modality', 'examVolume/day', 'turnaround/hospital', 'turnaround/week', 'business/businessMode', 'checkstat/modality',
+                     'workload/doctor', 'workload/month', 'docReportStat/doctor', 'docReportStat/title', 'myTurnaround/day']) {
       const [name, dimension] = v.split('/');
       // The patient profile's panels ask counts (config/cockpit.json); a median by sex or age band is the indexed path's.
       const measures = ['sex', 'ageBand'].includes(dimension) ? ['exams'] : undefined;
       expect([v, statsPath(STATS_VIEWS[name], { range: [from, to], dimension, measures }, callers().admin)]).toEqual([v, 'rollup']);
     }
     expect(statsPath(STATS_VIEWS.cockpit, { range: [from, to], dimension: 'sex' }, callers().admin)).toBe('indexed');
+
   });
 
   test('the rollup is not asked where it cannot answer alike', async () => {
@@ -225,8 +250,11 @@ describe.each(dbKinds)('statistics rollup on %s', (kind) => {
     // A custom condition on a field the rollup lacks.
     const device = { scope: { ...caller.own.scope, conditionSets: [{ logic: 'and' as const, conditions: [{ field: 'deviceName', op: 'eq' as const, value: 'x' }] }] }, userId: 1 };
     expect(statsPath(STATS_VIEWS.cockpit, { range: whole }, device)).toBe('indexed');
-    // Sources it does not roll up: the workload, the booking date.
-    expect(statsPath(STATS_VIEWS.workload, { range: whole }, caller.admin)).toBe('indexed');
+    // Report work by a custom condition on a field its rollup lacks.
+    expect(statsPath(STATS_VIEWS.workload, { range: whole }, caller.admin)).toBe('rollup');
+    expect(statsPath(STATS_VIEWS.workload, { range: whole }, device)).toBe('indexed');
+    // Sources it does not roll up: the billed items, the booking date.
+    expect(statsPath(STATS_VIEWS.examPriceStatistics, { range: whole }, caller.admin)).toBe('indexed');
     expect(statsPath(STATS_VIEWS.reservationStat, { range: whole }, caller.admin)).toBe('indexed');
   });
 });
