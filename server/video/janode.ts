@@ -52,16 +52,19 @@ export interface VideoRoomPlugin {
   EVENT: Record<'VIDEOROOM_PUB_LIST' | 'VIDEOROOM_UNPUBLISHED' | 'VIDEOROOM_LEAVING' | 'VIDEOROOM_KICKED' | 'VIDEOROOM_DESTROYED', string>;
 }
 
-// `new Function`, so that no compiler rewrites it into require().
+// `import()` in a `new Function`, so that no compiler rewrites it into require().
 const importEsm = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ default: unknown }>;
 
 async function load(specifier: string): Promise<unknown> {
-  // Under jest (which turns janode into CommonJS, jest.config.js) it is required: V8 reuses
-  // the compiled `new Function` of an earlier test file in the same worker, whose
-  // dynamic-import hook belongs to that file's torn-down sandbox ("Test environment has
-  // been torn down", seen in CI when the Janus test ran after another API file).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  if (process.env.JEST_WORKER_ID) return require(specifier).default;
+  // Under jest, Node's own require (Node 20.19+ requires ES modules), outside jest's
+  // sandbox: an import() there went through the sandbox's loader, which in CI refused
+  // with "Test environment has been torn down" when the Janus tests ran after other files
+  // in the same worker.
+  if (process.env.JEST_WORKER_ID) {
+    // process.getBuiltinModule: Node's own module system (jest patches what `require('node:module')` gives).
+    const nodeModule = (process as unknown as { getBuiltinModule(id: string): typeof import('node:module') }).getBuiltinModule('node:module');
+    return (nodeModule.createRequire(__filename)(specifier) as { default: unknown }).default;
+  }
   try {
     return (await importEsm(specifier)).default;
   } catch (e) {
