@@ -1,7 +1,7 @@
 /**
  * The consult domain (issue #20): who may read a consultation, the lists, the detail,
  * the application (create; its edit after a revoke is the workflow's), the meeting binding, the
- * notices to experts and `canJoinConsultation` for the video room. Routes
+ * notices to experts and `canJoinConsultation` / `canReadConsultationRoom` for the video room. Routes
  * (server/routes/consult.ts) only translate HTTP. Touches consultation,
  * consultation_log, consultation_notice, expert (read), exam and dicom_study (read),
  * stored_file (read).
@@ -439,6 +439,9 @@ export async function roomInfo(q: Queryable, id: number, me: AuthContext): Promi
 /** States in which the room is open: approved and waiting (the room is set up early), and running. */
 const ROOM_OPEN = new Set([5, 6]);
 
+/** A right of the video consultation: to join, to start, or to manage consultations. */
+const holdsVideoRight = (user: AuthContext) => ['consult:join', 'consult:start', MANAGE_RIGHT].some((k) => hasPermission(user.permissions, k));
+
 /**
  * Whether `user` may join the video room of consultation `consultationId`: the
  * consultation is approved and not ended, and the user is its applicant, an invited
@@ -447,10 +450,27 @@ const ROOM_OPEN = new Set([5, 6]);
  * calls this on every join; false for a consultation the user may not read.
  */
 export async function canJoinConsultation(db: Queryable, user: AuthContext, consultationId: number): Promise<boolean> {
-  if (!['consult:join', 'consult:start', MANAGE_RIGHT].some((k) => hasPermission(user.permissions, k))) return false;
+  if (!holdsVideoRight(user)) return false;
   try {
     const row = await consultationRow(db, consultationId, user);
     return ROOM_OPEN.has(row.status);
+  } catch (e) {
+    if (e instanceof AppError) return false;
+    throw e;
+  }
+}
+
+/**
+ * Whether `user` may read what the video room of consultation `consultationId` kept
+ * (its events, chat, annotations and studies, for the replay): the same parties and
+ * rights as canJoinConsultation, in any state, since the record outlives the meeting.
+ * Whether a room exists at all is the video room's to say; joining stays open-only.
+ */
+export async function canReadConsultationRoom(db: Queryable, user: AuthContext, consultationId: number): Promise<boolean> {
+  if (!holdsVideoRight(user)) return false;
+  try {
+    await consultationRow(db, consultationId, user);
+    return true;
   } catch (e) {
     if (e instanceof AppError) return false;
     throw e;

@@ -3,7 +3,7 @@
  * consultation routes (../video/ owns the rules):
  *   POST /video/room                       {consultationId, studyUids?}: start (or find) its room
  *   GET  /video/room/:consultationId       the room: meeting id, studies, presenter, SFU or mesh
- *   GET  /video/room/:consultationId/events?after=&kind=  the reading-together events and chat, in order (replay)
+ *   GET  /video/room/:consultationId/events?after=&kind=&limit=  the reading-together events and chat, in order (replay; also after the end)
  *   GET  /video/room/:consultationId/annotations    the final annotations (the consultation report)
  *   GET  /video/socket                     the signalling WebSocket (../video/hub.ts)
  * The socket is declared public because a browser cannot put a header on a WebSocket:
@@ -17,7 +17,7 @@ import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 import { resolveSession } from '../identity/sessions';
 import { bindMeeting } from '../consult/domain';
-import { mayEnterRoom, VIDEO_START } from '../video/access';
+import { mayEnterRoom, mayReadRoom, VIDEO_START } from '../video/access';
 import { VideoHub } from '../video/hub';
 import { annotationsOf, eventsOf, roomOf, startRoom, SYNC_KINDS, type SyncKind } from '../video/rooms';
 
@@ -53,9 +53,13 @@ export default async function videoRoutes(fastify: FastifyInstance) {
   await fastify.register(websocket, { options: { maxPayload: 256 * 1024 } });
 
   const sfu = () => (fastify.config.video.janusUrl ? ('janus' as const) : ('mesh' as const));
-  /** The room of a consultation the caller may enter; the same answer whether it is missing or not theirs. */
-  const enterable = async (request: Parameters<typeof caller>[0], consultationId: number) => {
-    const room = (await mayEnterRoom(caller(request), consultationId, fastify.db)) ? await roomOf(fastify.db, consultationId) : undefined;
+  /**
+   * The room of a consultation the caller is a party to, in any state (its record is read
+   * after the consultation has ended, for the replay; only joining needs it open); the
+   * same answer whether it is missing or not theirs.
+   */
+  const readable = async (request: Parameters<typeof caller>[0], consultationId: number) => {
+    const room = (await mayReadRoom(caller(request), consultationId, fastify.db)) ? await roomOf(fastify.db, consultationId) : undefined;
     if (!room) throw new AppError('CONSULT002');
     return room;
   };
@@ -91,26 +95,29 @@ export default async function videoRoutes(fastify: FastifyInstance) {
     '/video/room/:consultationId',
     {
       config: { session: true, audit: { action: 'read', object: 'videoRoom', id: 'params.consultationId' } },
-      schema: { tags: ['consult'], summary: 'The video room of a consultation the caller may join', params: consultationParams, response: replies(roomSchema) },
+      schema: { tags: ['consult'], summary: 'The video room of a consultation the caller is a party to (also after it ended)', params: consultationParams, response: replies(roomSchema) },
     },
-    async (request) => ok({ ...(await enterable(request, request.params.consultationId)), sfu: sfu() }),
+    async (request) => ok({ ...(await readable(request, request.params.consultationId)), sfu: sfu() }),
   );
 
-  fastify.get<{ Params: { consultationId: number }; Querystring: { after?: number; kind?: SyncKind } }>(
+  fastify.get<{ Params: { consultationId: number }; Querystring: { after?: number; kind?: SyncKind; limit?: number } }>(
     '/video/room/:consultationId/events',
     {
       config: { session: true, audit: { action: 'read', object: 'videoRoom', id: 'params.consultationId' } },
       schema: {
         tags: ['consult'],
-        summary: 'The reading-together events of the consultation in order, chat lines among them (1000 at a time, after the given id; or only one kind), to replay the session',
+        summary: 'The reading-together events of the consultation in order, chat lines among them (1000 at a time or fewer, after the given id; or only one kind), to replay the session',
         params: consultationParams,
-        querystring: { type: 'object', properties: { after: { type: 'integer', minimum: 0 }, kind: { type: 'string', enum: [...SYNC_KINDS] } } },
+        querystring: {
+          type: 'object',
+          properties: { after: { type: 'integer', minimum: 0 }, kind: { type: 'string', enum: [...SYNC_KINDS] }, limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+        },
         response: replies({ type: 'array', items: eventSchema }),
       },
     },
     async (request) => {
-      await enterable(request, request.params.consultationId);
-      return ok(await eventsOf(fastify.db, request.params.consultationId, request.query.after ?? 0, 1000, request.query.kind));
+      await readable(request, request.params.consultationId);
+      return ok(await eventsOf(fastify.db, request.params.consultationId, request.query.after ?? 0, request.query.limit ?? 1000, request.query.kind));
     },
   );
 
@@ -131,7 +138,7 @@ export default async function videoRoutes(fastify: FastifyInstance) {
       },
     },
     async (request) => {
-      await enterable(request, request.params.consultationId);
+      await readable(request, request.params.consultationId);
       return ok((await annotationsOf(fastify.db, request.params.consultationId)) ?? null);
     },
   );

@@ -12,6 +12,8 @@
  * - a message sent right behind the join waits for it (it was dropped while the join's
  *   NOTIFY was in flight)
  * - the events come back in order for the replay; TURN credentials follow the REST scheme
+ * - once the consultation has ended (7) its parties still read the room, events and
+ *   annotations (the replay), a non-party still gets CONSULT002, and nobody joins
  * - on PostgreSQL, two instances on one database: a participant on each hears the other
  *   (NOTIFY, and the relay table for a message over NOTIFY's limit)
  */
@@ -175,6 +177,42 @@ describe.each(dbKinds)('video room on %s', (kind) => {
     b.send({ type: 'join', appId: APP_ID, token: expert, consultationId: own });
     b.send({ type: 'chat', text: 'right behind the join' });
     expect((await a.next((m) => m.type === 'chat' && m.text === 'right behind the join')).user.id).toBe((await b.next((m) => m.type === 'welcome')).user.id);
+  });
+
+  test('after the consultation has ended its parties still read the room, its events and annotations; nobody joins', async () => {
+    // A consultation of its own: ending the shared one would close the later tests' room.
+    const ended = await approvedConsultation(p.db, '13800000001', ['13800000006']);
+    expect((await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId: ended, studyUids: ['1.2.3.9'] } })).json().status).toBe('0');
+    const a = await open();
+    expect((await a.join(admin, ended)).type).toBe('welcome');
+    a.send({ type: 'view', state: { studyUid: '1.2.3.9', seriesUid: '1.2.3.9.1', index: 4 } });
+    a.send({ type: 'annotations', annotations: [{ annotationUID: 'e1' }] });
+    a.send({ type: 'chat', text: 'kept for the replay' });
+    await a.next((m) => m.type === 'chat');
+    a.ws.close();
+    await p.db.query('UPDATE consultation SET status = 7 WHERE id = $1', [ended]);
+
+    for (const token of [admin, expert]) {
+      const room = await p.app.inject({ method: 'GET', url: `${C}/video/room/${ended}`, headers: authed(token) });
+      expect(room.json().data).toMatchObject({ consultationId: ended, studyUids: ['1.2.3.9'] });
+      const events = await p.app.inject({ method: 'GET', url: `${C}/video/room/${ended}/events`, headers: authed(token) });
+      expect((events.json().data as Array<{ kind: string }>).map((e) => e.kind)).toEqual(['presenter', 'view', 'annotations', 'chat']);
+      // One asked for (the detail's "is there a replay?").
+      const one = await p.app.inject({ method: 'GET', url: `${C}/video/room/${ended}/events?limit=1`, headers: authed(token) });
+      expect((one.json().data as Array<{ kind: string }>).map((e) => e.kind)).toEqual(['presenter']);
+      const notes = await p.app.inject({ method: 'GET', url: `${C}/video/room/${ended}/annotations`, headers: authed(token) });
+      expect(notes.json().data).toMatchObject({ annotations: [{ annotationUID: 'e1' }] });
+    }
+    // No party: the same answer as before the end.
+    for (const suffix of ['', '/events', '/annotations']) {
+      const r = await p.app.inject({ method: 'GET', url: `${C}/video/room/${ended}${suffix}`, headers: authed(doctor) });
+      expect([r.statusCode, r.json().status]).toEqual([404, 'CONSULT002']);
+    }
+    // The room itself is closed: no join, no new start.
+    const late = await open();
+    expect((await late.join(expert, ended)).code).toBe('UAA103');
+    const restart = await p.app.inject({ method: 'POST', url: `${C}/video/room`, headers: authed(admin), payload: { consultationId: ended } });
+    expect(restart.json().status).toBe('CONSULT002');
   });
 
   test('TURN credentials: "<expiry>:<user>" signed with the shared secret', () => {
