@@ -48,28 +48,59 @@ export interface ConsultCounts {
   notices: number;
 }
 
-/** A chat line of the video room as kept with the consultation (a `chat` event of the room). */
-export interface ChatLine {
+/** An event the video room kept (server/video/rooms.ts SyncEvent): a view state, annotations, a hand-over or a chat line. */
+export interface RoomEvent {
   id: number;
   userId: number;
-  state: { text: string; name: string };
+  kind: 'view' | 'annotations' | 'presenter' | 'chat';
+  state: Record<string, unknown>;
   at: string;
+}
+
+/** A chat line of the video room as kept with the consultation (a `chat` event of the room). */
+export interface ChatLine extends RoomEvent {
+  state: { text: string; name: string };
+}
+
+/** The room as the server answers it (the studies it was started on, for the replay). */
+export interface VideoRoomInfo {
+  meetingId: string;
+  consultationId: number;
+  studyUids: string[];
+  presenterId: number | null;
 }
 
 /** Events come 1000 at a time (server/routes/video.ts). */
 const EVENTS_PAGE = 1000;
 
 /**
- * The video room's chat, oldest first: the room's events of kind chat, read as the
- * room's events are (whoever may enter the room; refused otherwise, quietly).
+ * The video room's events, oldest first, all pages (or only one kind), for whoever is a
+ * party to the consultation, also after it ended; refused otherwise, quietly (a screen
+ * that shows them shows nothing instead).
  */
-export async function consultationChat(id: number): Promise<ChatLine[]> {
-  const all: ChatLine[] = [];
+export async function roomEvents(id: number, options: { kind?: RoomEvent['kind'] } = {}): Promise<RoomEvent[]> {
+  const all: RoomEvent[] = [];
   for (;;) {
-    const page = await request<ChatLine[]>(`${CONSULT_API}/video/room/${id}/events`, { query: { kind: 'chat', after: all.at(-1)?.id ?? 0 }, quiet: true });
+    const page = await request<RoomEvent[]>(`${CONSULT_API}/video/room/${id}/events`, { query: { kind: options.kind, after: all.at(-1)?.id ?? 0 }, quiet: true });
     all.push(...page);
     if (page.length < EVENTS_PAGE) return all;
   }
+}
+
+/** Whether the video room kept anything to replay (one event asked for); false when refused. */
+export async function hasRoomEvents(id: number): Promise<boolean> {
+  const page = await request<RoomEvent[]>(`${CONSULT_API}/video/room/${id}/events`, { query: { limit: 1 }, quiet: true }).catch(() => []);
+  return page.length > 0;
+}
+
+/** The video room's chat, oldest first (the room's events of kind chat). */
+export function consultationChat(id: number): Promise<ChatLine[]> {
+  return roomEvents(id, { kind: 'chat' }) as Promise<ChatLine[]>;
+}
+
+/** The consultation's video room (its studies), for a party, also after it ended. */
+export function videoRoom(id: number): Promise<VideoRoomInfo> {
+  return request<VideoRoomInfo>(`${CONSULT_API}/video/room/${id}`, { quiet: true });
 }
 
 /** Whether a workflow action carries a form (the table names its entity schema: the edit of a revoked application). */

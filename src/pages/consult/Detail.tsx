@@ -6,14 +6,15 @@
  * operation log. The buttons are the workflow actions the server says the caller may
  * take now (config/workflows/consultation.json, consultationReport.json), with the
  * reason dialogs of the list, or the form an action declares (the edit of a revoked
- * application); "join video" opens the video room (/consultationRoom), and what was
- * said there (its chat, kept with the consultation) is shown below.
+ * application); "join video" opens the video room (/consultationRoom) while it is open,
+ * "replay" its kept session (/consultationReplay) once it has events, also after the
+ * end, and what was said there (its chat, kept with the consultation) is shown below.
  */
-import { EyeOutlined, PictureOutlined, PrinterOutlined, VideoCameraOutlined } from '@ant-design/icons';
+import { EyeOutlined, HistoryOutlined, PictureOutlined, PrinterOutlined, VideoCameraOutlined } from '@ant-design/icons';
 import { App, Button, Card, Descriptions, Empty, Flex, Input, List, Modal, Result, Space, Spin, Table, Tag, Timeline, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate, useSearchParams } from 'umi';
-import { actionAsRowAction, actionForm, CONSULT_API, consultationChat, consultationDetail, materialBlob, REPORT_CONTENT_ACTIONS, type ChatLine, type ConsultationDetail } from '../../consult/api';
+import { actionAsRowAction, actionForm, CONSULT_API, consultationChat, consultationDetail, hasRoomEvents, materialBlob, REPORT_CONTENT_ACTIONS, type ChatLine, type ConsultationDetail } from '../../consult/api';
 import { EditApplicationDialog } from '../../consult/EditDialog';
 import { AuthImage } from '../../schema/components/AuthImage';
 import { PrintRoot, ReportSheet, SheetDesk } from '../../report/print/ReportSheet';
@@ -30,6 +31,8 @@ import { viewerPath } from '../../viewer/launch';
 
 /** States in which the video room is open (approved and waiting, running). */
 const ROOM_OPEN = new Set([5, 6]);
+/** States in which a room may have been held and its record is read (open, and ended). */
+const ROOM_KEPT = new Set([5, 6, 7]);
 const STATE_COLOR: Record<number, string> = { 2: 'processing', 3: 'error', 4: 'default', 5: 'warning', 6: 'success', 7: 'default' };
 
 export default function ConsultationDetailPage() {
@@ -47,6 +50,16 @@ function Detail({ id, editing }: { id: number; editing: boolean }) {
   const [data, setData] = useState<ConsultationDetail | null>();
   const reload = useCallback(() => consultationDetail(id).then(setData, () => setData(null)), [id]);
   useEffect(() => void reload(), [reload]);
+  // A replay is offered once the room kept something, to whoever may read it (the server decides).
+  const [replayable, setReplayable] = useState(false);
+  const kept = data ? ROOM_KEPT.has(data.status) : false;
+  useEffect(() => {
+    let live = true;
+    if (kept) void hasRoomEvents(id).then((yes) => live && setReplayable(yes));
+    return () => {
+      live = false;
+    };
+  }, [id, kept]);
   if (data === undefined) return <Spin size="large" style={{ display: 'block', margin: '30vh auto' }} />;
   if (data === null) return <Result status="404" title={t('error.CONSULT002')} />;
 
@@ -71,6 +84,11 @@ function Detail({ id, editing }: { id: number; editing: boolean }) {
             {ROOM_OPEN.has(data.status) && (
               <Button type="primary" icon={<VideoCameraOutlined />} onClick={() => navigate(`/consultationRoom?id=${data.id}`)} data-testid="consult-join-video">
                 {t('entity.consultation.action.joinVideo')}
+              </Button>
+            )}
+            {kept && replayable && (
+              <Button icon={<HistoryOutlined />} onClick={() => navigate(`/consultationReplay?id=${data.id}`)} data-testid="consult-replay">
+                {t('entity.consultation.action.replay')}
               </Button>
             )}
           </Space>
@@ -150,7 +168,7 @@ function Detail({ id, editing }: { id: number; editing: boolean }) {
 
       <Materials data={data} />
       <ReportCard data={data} onDone={reload} />
-      {ROOM_OPEN.has(data.status) && <MeetingChat id={data.id} />}
+      {ROOM_KEPT.has(data.status) && <MeetingChat id={data.id} />}
 
       <Card size="small" title={t('entity.consultation.detail.log')} style={{ marginTop: 12 }} data-testid="consult-log">
         <Timeline
@@ -249,7 +267,7 @@ function ActionButtons({
 
 /**
  * What was said in the video room, kept with the consultation (the room's chat events),
- * for whoever may enter the room; nothing shows for anyone else (the server refuses them).
+ * for its parties, also after it ended; nothing shows for anyone else (the server refuses them).
  */
 function MeetingChat({ id }: { id: number }) {
   const { t } = useTranslate();
