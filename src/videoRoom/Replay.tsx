@@ -6,7 +6,7 @@
  * side shows who presented and the chat said up to i (./replay.ts). It owns the viewer
  * session from mount to unmount; no socket, no media: nothing is sent anywhere.
  */
-import { CaretRightOutlined, LogoutOutlined, PauseOutlined, StepBackwardOutlined, StepForwardOutlined, VerticalLeftOutlined, VerticalRightOutlined } from '@ant-design/icons';
+import { CaretRightOutlined, LeftOutlined, LogoutOutlined, PauseOutlined, RightOutlined, StepBackwardOutlined, StepForwardOutlined } from '@ant-design/icons';
 import { Button, ConfigProvider, Empty, List, Result, Slider, Space, Spin, Tag, Tooltip, Typography, theme } from 'antd';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { roomEvents, videoRoom, type RoomEvent } from '../consult/api';
@@ -126,10 +126,12 @@ export function ConsultationReplay({ consultationId, onLeave }: { consultationId
             <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t(k('replayEmpty'))} data-testid="replay-empty" />
           ) : (
             <>
-              <Slider min={0} max={lastStep} value={step} onChange={(v: number) => go(v)} tooltip={{ formatter: (v) => `${(v ?? 0) + 1}` }} data-testid="replay-slider" />
+              <div data-testid="replay-slider" data-step={step}>
+                <Slider min={0} max={lastStep} value={step} onChange={(v: number) => go(v)} tooltip={{ formatter: (v) => `${(v ?? 0) + 1}` }} />
+              </div>
               <Space wrap>
-                {stepButton('replay-first', 0, <VerticalRightOutlined />, 'replayFirst')}
-                {stepButton('replay-prev', step - 1, <StepBackwardOutlined />, 'replayPrevious')}
+                {stepButton('replay-first', 0, <StepBackwardOutlined />, 'replayFirst')}
+                {stepButton('replay-prev', step - 1, <LeftOutlined />, 'replayPrevious')}
                 <Tooltip title={t(k(playing ? 'replayPause' : 'replayPlay'))}>
                   <Button
                     type="primary"
@@ -144,8 +146,8 @@ export function ConsultationReplay({ consultationId, onLeave }: { consultationId
                     aria-label={t(k(playing ? 'replayPause' : 'replayPlay'))}
                   />
                 </Tooltip>
-                {stepButton('replay-next', step + 1, <StepForwardOutlined />, 'replayNext')}
-                {stepButton('replay-last', lastStep, <VerticalLeftOutlined />, 'replayLast')}
+                {stepButton('replay-next', step + 1, <RightOutlined />, 'replayNext')}
+                {stepButton('replay-last', lastStep, <StepForwardOutlined />, 'replayLast')}
               </Space>
               <div data-testid="replay-position">
                 <Typography.Text type="secondary">{t(k('replayStep'), { step: step + 1, total: events.length })}</Typography.Text>{' '}

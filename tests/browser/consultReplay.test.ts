@@ -66,7 +66,7 @@ describe('the replay of an ended video consultation', () => {
       presenter.send({ type: 'chat', text: '请看第 4 层' });
       view(VIEWS[0]);
       view(VIEWS[1]);
-      presenter.send({ type: 'annotations', annotations: [{ annotationUID: 'replay-1', metadata: { toolName: 'Length', referencedImageId: 'wadors:none' }, data: { handles: { points: [[0, 0, 0], [10, 0, 0]] } } }] });
+      presenter.send({ type: 'annotations', annotations: [{ annotationUID: 'replay-1', metadata: { toolName: 'Length', referencedImageId: 'wadors:none', FrameOfReferenceUID: '1.2.3.999' }, data: { handles: { points: [[0, 0, 0], [10, 0, 0]] } } }] });
       view(VIEWS[2]);
       presenter.send({ type: 'chat', text: '结论：未见异常' });
       // The hub takes a socket's messages in order: the last line's echo means all are kept.
