@@ -15,7 +15,7 @@ import { formatTime } from '../shared/format';
 import { viewerStudies, type ViewerStudies } from '../viewer/api';
 import type { ViewerApi } from '../viewer/types';
 import { showStudies, startViewer, Viewer } from '../viewer/Viewer';
-import { namesOf, replayFrame } from './replay';
+import { namesOf, replayFrame } from './timeline';
 import { reconcile, type ViewState } from './sync';
 
 const k = (key: string) => `entity.videoRoom.${key}`;

@@ -7,6 +7,6 @@
 export { ConsultationRoom, ROOM_SOCKET_PATH } from './Room';
 export { ConsultationReplay } from './Replay';
 export { ConsultationScreen } from './Screen';
-export { replayFrame, namesOf, type ReplayFrame } from './replay';
+export { replayFrame, namesOf, type ReplayFrame } from './timeline';
 export { webcamProblem, WEBCAM_PROBLEM_TEXT, type WebcamProblem } from './media';
 export { reconcile, sameView, viewStateOf, SHARED_VIEWPORT, type ViewState } from './sync';

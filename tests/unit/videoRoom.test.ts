@@ -8,7 +8,7 @@
 import { translate } from '../../locales';
 import { sameView, type ViewState } from '@/videoRoom/sync';
 import { webcamProblem, WEBCAM_PROBLEM_TEXT } from '@/videoRoom/media';
-import { namesOf, replayFrame } from '@/videoRoom/replay';
+import { namesOf, replayFrame } from '@/videoRoom/timeline';
 import type { RoomEvent } from '@/consult/api';
 
 describe('webcam problems', () => {
