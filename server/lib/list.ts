@@ -114,7 +114,7 @@ export function listConditions(spec: ListSpec, filters: ListBody['filters'], sco
 /** A date (2026-03-01) or date-time (ISO 8601, as the client sends a range), else the filter's field is refused. */
 const DATE_BOUND = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,6})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/;
 
-function dateBound(field: string, value: unknown): string {
+export function dateBound(field: string, value: unknown): string {
   // The calendar check: Date rolls 2026-02-30 over into March rather than refusing it.
   if (typeof value === 'string' && DATE_BOUND.test(value) && new Date(`${value.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(value.slice(0, 10))) return value;
   throw new AppError('UAA421', { detailKey: 'validation.format', field }, { field });

@@ -8,7 +8,8 @@
  */
 import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
-import type { ListSpec } from '../lib/list';
+import { dateBound, type ListBody, type ListSpec } from '../lib/list';
+import { AppError } from '../lib/errors';
 import { dropNulls } from '../lib/resource';
 import reportOperationType from '../../schemas/codes/reportOperationType.json';
 import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
@@ -295,12 +296,51 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
       priority: 'in',
       dueState: 'in',
     },
+    customFilters: { workPiece: workCondition },
     // The centre's work tabs in order of urgency (the soonest due first); the rest newest first.
     defaultSort: effective === 'remote' && (kind === 'write' || kind === 'review') ? 'r.due_at ASC NULLS LAST, e.id DESC' : 'e.created_at DESC, e.id DESC',
     scope,
     where: where.join(' AND '),
   };
 }
+
+/** The pieces of work on a report, as the workload statistics count them (server/stats/sources.ts reportWork): kind, doctor, when. */
+const WORK_PIECES = `(VALUES ('write', r.writer_id, r.first_trial_time), ('review', r.reviewer_id, r.retrial_time), ('recheck', r.recheck_doctor_id, r.recheck_time)) w (work, doctor_id, done_at)`;
+const WORK_KINDS = new Set(['write', 'review', 'recheck']);
+
+/**
+ * The workload statistics' drill-through (schemas/stats/workload.json): reports with a
+ * piece of work done in [from, to), of a kind and by a doctor when given. The three
+ * query fields (workAt, work, workDoctorId) are one condition, paired as the statistics
+ * pair them, so the list's total is the figure clicked (a report written by one doctor
+ * and reviewed by another in the range is one doctor's written, the other's reviewed).
+ * They become the list's `workPiece` filter (listSpec's custom filter), checked here.
+ */
+export function withWorkFilter(body: ListBody | undefined): ListBody {
+  // workPiece is this function's output alone: a client's own never reaches SQL.
+  const { workAt, work, workDoctorId, workPiece: _, ...filters } = body?.filters ?? {};
+  const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+  if (![workAt, work, workDoctorId].some(given)) return { ...body, filters };
+  const [from, to] = Array.isArray(workAt) ? workAt : [];
+  if (given(workAt) && !Array.isArray(workAt)) throw new AppError('UAA421', { detailKey: 'validation.format', field: 'workAt' }, { field: 'workAt' });
+  if (given(work) && !WORK_KINDS.has(String(work))) throw new AppError('UAA421', { detailKey: 'validation.format', field: 'work' }, { field: 'work' });
+  if (given(workDoctorId) && !/^[0-9]{1,9}$/.test(String(workDoctorId))) throw new AppError('UAA421', { detailKey: 'validation.format', field: 'workDoctorId' }, { field: 'workDoctorId' });
+  const piece = {
+    from: given(from) ? dateBound('workAt', from) : null,
+    to: given(to) ? dateBound('workAt', to) : null,
+    work: given(work) ? String(work) : null,
+    doctor: given(workDoctorId) ? Number(workDoctorId) : null,
+  };
+  return { ...body, filters: { ...filters, workPiece: JSON.stringify(piece) } };
+}
+
+/** listSpec's `workPiece` filter: the piece of work withWorkFilter described (its JSON). */
+const workCondition = (p: string) => `EXISTS (SELECT 1 FROM ${WORK_PIECES}
+  WHERE w.done_at IS NOT NULL
+    AND (${p}::jsonb->>'from' IS NULL OR w.done_at >= (${p}::jsonb->>'from')::timestamptz)
+    AND (${p}::jsonb->>'to' IS NULL OR w.done_at < (${p}::jsonb->>'to')::timestamptz)
+    AND (${p}::jsonb->>'work' IS NULL OR w.work = ${p}::jsonb->>'work')
+    AND (${p}::jsonb->>'doctor' IS NULL OR w.doctor_id = (${p}::jsonb->>'doctor')::int))`;
 
 const LOG_TYPES = new Set<string>(reportOperationType.enum);
 

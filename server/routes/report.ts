@@ -32,7 +32,7 @@ import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, t
 import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { OverdueSweeper } from '../report/turnaround';
-import { dueCounts, LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, type ListKind, type Model } from '../report/read';
+import { dueCounts, LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
@@ -209,7 +209,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     const def = LIST_RIGHTS[kind];
     const module = def.module === 'report' && model === 'remote' ? 'remote' : def.module;
     if (!def.rights.some((r) => hasPermission(me.permissions, `${module}:${r}`))) throw new AppError('UAA103');
-    const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, model, me), request.body ?? {}, me.scope);
+    const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, model, me), withWorkFilter(request.body), me.scope);
     // The grade-safety setting came with the rows (read.ts LIST_SELECT, "_gradeSafety"); no rows, nothing to mask.
     const mask = masker(me, list[0]?._gradeSafety === true);
     // config/workflows/report.json decides the actions.

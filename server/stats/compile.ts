@@ -71,6 +71,7 @@ export function checkStatsView(name: string, view: StatsView): void {
   }
   for (const c of view.charts) for (const m of c.measures) if (!keys.has(m)) fail(`chart measure ${m} is not a measure`);
   for (const d of Object.keys(view.drill?.dimensions ?? {})) if (!source.dimensions[d]) fail(`drill dimension ${d} is not a dimension`);
+  for (const m of Object.keys(view.drill?.measures ?? {})) if (!keys.has(m)) fail(`drill measure ${m} is not a measure`);
 }
 
 function aggregate(source: StatsSource, m: StatsView['measures'][number]): string {

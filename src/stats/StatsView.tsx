@@ -9,7 +9,7 @@
 import { createForm } from '@formily/core';
 import { Form as FormilyForm } from '@formily/antd-v5';
 import { Button, Card, Empty, Space, Table, Typography, message } from 'antd';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type MouseEvent } from 'react';
 import { useNavigate } from 'umi';
 import { saveBlob } from '../schema/components/ExcelImport';
 import { usePermissionMap } from '../schema/permissions';
@@ -18,7 +18,7 @@ import { useTranslate } from '../schema/useTranslate';
 import { exportStats, runStats } from '../services/stats';
 import { can } from '../session/access';
 import Chart from './Chart';
-import { chartModel, drillUrl, formatMeasure, initialValues, toQuerySchema, toRequest, type StatsAnswer, type StatsRow, type StatsValues, type StatsView as View } from './model';
+import { chartModel, drillUrl, formatMeasure, initialValues, toQuerySchema, toRequest, type StatsAnswer, type StatsRow, type StatsValues, type StatsView as View, type DrillPoint } from './model';
 
 export interface StatsViewProps {
   name: string;
@@ -62,7 +62,7 @@ export function StatsView({ name, view, fixed, chartHeight }: StatsViewProps) {
 
   const answer = state.kind === 'ok' ? state.answer : undefined;
   const drill = useCallback(
-    (point: { key: StatsRow['key']; seriesKey?: StatsRow['key'] }) => {
+    (point: DrillPoint) => {
       if (!answer || state.kind !== 'ok') return;
       const url = drillUrl(view, state.values, answer.dimension, point, answer.series);
       if (url) navigate(url);
@@ -80,6 +80,14 @@ export function StatsView({ name, view, fixed, chartHeight }: StatsViewProps) {
           key: m,
           align: 'right' as const,
           render: (_: unknown, r: StatsRow) => formatMeasure(view, m, r.values[m], language),
+          // A measure's cell drills to the rows it counts (drill.measures); elsewhere on the row, to the group's.
+          onCell: (r: StatsRow) => ({
+            onClick: (e: MouseEvent) => {
+              e.stopPropagation();
+              drill({ key: r.key, seriesKey: r.seriesKey, measure: m });
+            },
+            'data-testid': `stats-cell-${m}`,
+          }),
         })),
       ]
     : [];

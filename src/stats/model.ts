@@ -170,14 +170,21 @@ export function categoriesOf(answer: StatsAnswer): { categories: Category[]; ser
 
 export type ChartDef = StatsView['charts'][number];
 
+/** What a clicked figure drills with: its group's keys and the measure it shows. */
+export interface DrillPoint {
+  key: StatsRow['key'];
+  seriesKey?: StatsRow['key'];
+  measure?: string;
+}
+
 /** Most slices a pie shows: the largest, then one for all the others. */
 export const PIE_SLICES = 12;
 
 /** What a click on the chart maps back to: the group and the series keys of each data point. */
 export interface ChartModel {
   option: Record<string, unknown>;
-  /** [category index][series index] → the keys to drill with. */
-  pointKeys: (dataIndex: number, seriesIndex: number) => { key: StatsRow['key']; seriesKey?: StatsRow['key'] } | undefined;
+  /** [category index][series index] → the keys to drill with, and the measure the point shows. */
+  pointKeys: (dataIndex: number, seriesIndex: number) => DrillPoint | undefined;
 }
 
 /** The echarts option of one declared chart over an answer. */
@@ -204,7 +211,7 @@ export function chartModel(name: string, view: StatsView, chart: ChartDef, answe
     ];
     return {
       option: { tooltip, legend: { type: 'scroll', bottom: 0 }, series: [{ type: 'pie', name: measureLabel(m), radius: ['35%', '65%'], data }] },
-      pointKeys: (i) => (shown[i] ? { key: shown[i].c.key } : undefined),
+      pointKeys: (i) => (shown[i] ? { key: shown[i].c.key, measure: m } : undefined),
     };
   }
   const lines = answer.series
@@ -230,8 +237,9 @@ export function chartModel(name: string, view: StatsView, chart: ChartDef, answe
     pointKeys: (i, si) => {
       const c = categories[i];
       if (!c) return undefined;
+      // Lines are the series' groups of the first measure, or the measures themselves.
       const s = lines[si]?.s;
-      return s ? { key: c.key, seriesKey: s.key } : { key: c.key };
+      return s ? { key: c.key, seriesKey: s.key, measure: chart.measures[0] } : { key: c.key, measure: chart.measures[si] };
     },
   };
 }
@@ -241,18 +249,19 @@ const TIME: Record<string, 'day' | 'week' | 'month'> = { day: 'day', week: 'week
 /**
  * The list a group drills to (view.drill): its route with the range (narrowed to the
  * group's day, week or month for a time grouping), the query bar's filters and the
- * group's keys as the list's query fields; undefined when the grouping has no list field.
+ * group's keys as the list's query fields, and what the clicked measure adds (drill.measures);
+ * undefined when the grouping has no list field.
  */
 export function drillUrl(
   view: StatsView,
   values: StatsValues,
   dimension: string,
-  point: { key: StatsRow['key']; seriesKey?: StatsRow['key'] },
+  point: DrillPoint,
   series?: string,
 ): string | undefined {
   const drill = view.drill;
   if (!drill || !values.range) return undefined;
-  const params = new URLSearchParams(drill.query ?? {});
+  const params = new URLSearchParams({ ...drill.query, ...(point.measure ? drill.measures?.[point.measure] : undefined) });
   let [first, last] = values.range.map((d) => toDay(d));
   const levels: Array<[string, StatsRow['key']]> = [[dimension, point.key], ...(series ? [[series, point.seriesKey ?? null] as [string, StatsRow['key']]] : [])];
   for (const [d, key] of levels) {

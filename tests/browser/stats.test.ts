@@ -115,6 +115,20 @@ describe('statistics views in Chromium', () => {
     await screen.locator('[data-testid=stats-table] tr.ant-table-row').filter({ hasText: answer.data.rows[0].label }).first().waitFor();
     await b.shot('stats-reportcenter-doctor');
 
+    // A doctor's "written" cell opens the report list of the reports that doctor wrote in the range: the same count.
+    const at = answer.data.rows.slice(0, 20).findIndex((r) => (r.values.written ?? 0) > 0);
+    expect(at).toBeGreaterThanOrEqual(0);
+    const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/report/v1/report/list/all');
+    await rows.nth(at).getByTestId('stats-cell-written').click();
+    await page.waitForURL('**/report?**');
+    expect(Object.fromEntries(['work', 'workDoctorId'].map((k) => [k, new URL(page.url()).searchParams.get(k)]))).toEqual({ work: 'write', workDoctorId: String(answer.data.rows[at].key) });
+    const list = await answerOf<{ data: { total: number } }>(await listed);
+    expect(list.data.total).toBe(answer.data.rows[at].values.written);
+    await page.locator('tr.ant-table-row').first().waitFor();
+    await b.shot('stats-reportcenter-drill');
+    await page.goBack();
+    await screen.getByTestId('stats-search').waitFor();
+
     // Grouped by day: the call asks for it, the table shows days.
     const byDay = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/stat/v1/workload' && r.request().postDataJSON()?.dimension === 'day');
     await chooseIn(page, screen.getByTestId('stats-dimension'), zh('stats.dimension.day'));

@@ -70,17 +70,17 @@ describe('statistics renderer', () => {
     const bar = chartModel('examVolume', view, { type: 'bar', measures: ['exams'], stack: true }, answer, t);
     const series = (bar.option.series as Array<{ name: string; data: number[]; stack?: string }>);
     expect(series.map((s) => [s.name, s.data, s.stack])).toEqual([['A', [5, 4], 'total'], ['B', [2, 0], 'total']]);
-    expect(bar.pointKeys(1, 0)).toEqual({ key: 'DR', seriesKey: 3 });
+    expect(bar.pointKeys(1, 0)).toEqual({ key: 'DR', seriesKey: 3, measure: 'exams' });
     const pie = chartModel('examVolume', view, { type: 'pie', measures: ['exams'] }, answer, t);
     expect((pie.option.series as Array<{ data: unknown }>)[0].data).toEqual([{ name: 'CT', value: 7 }, { name: 'DR', value: 4 }]);
-    expect(pie.pointKeys(0, 0)).toEqual({ key: 'CT' });
+    expect(pie.pointKeys(0, 0)).toEqual({ key: 'CT', measure: 'exams' });
     // Many groups: the largest slices, then one for the rest, which drills nowhere.
     const many: StatsAnswer = { dimension: 'device', measures: ['exams'], rows: Array.from({ length: 20 }, (_, i) => ({ key: i + 1, label: `D${i + 1}`, values: { exams: i + 1 } })), totals: { exams: 210 } };
     const capped = chartModel('examVolume', view, { type: 'pie', measures: ['exams'] }, many, t);
     const slices = (capped.option.series as Array<{ data: Array<{ name: string; value: number }> }>)[0].data;
     expect([slices.length, slices[0], slices[PIE_SLICES - 1]]).toEqual([PIE_SLICES, { name: 'D20', value: 20 }, { name: 'stats.other', value: 45 }]);
     expect(slices.reduce((sum, x) => sum + x.value, 0)).toBe(210);
-    expect([capped.pointKeys(0, 0), capped.pointKeys(PIE_SLICES - 1, 0)]).toEqual([{ key: 20 }, undefined]);
+    expect([capped.pointKeys(0, 0), capped.pointKeys(PIE_SLICES - 1, 0)]).toEqual([{ key: 20, measure: 'exams' }, undefined]);
   });
 
   test('drill-through', () => {
@@ -90,8 +90,12 @@ describe('statistics renderer', () => {
     expect(drillUrl(view, values, 'modality', { key: 'DR', seriesKey: 4 }, 'hospital')).toBe('/examination?modality=DR&hospitalId=4&patientSource=2&createdAt=2026-11-01%2C2026-11-26');
     expect(drillUrl(view, { range: ['2026-11-01', '2026-11-26'] }, 'week', { key: '2026-11-23' })).toBe('/examination?createdAt=2026-11-23%2C2026-11-26');
     expect(drillUrl(view, { range: ['2026-11-01', '2026-11-26'] }, 'month', { key: '2026-11' })).toBe('/examination?createdAt=2026-11-01%2C2026-11-26');
-    expect(drillUrl(statsViews.workload, { range: ['2026-11-01', '2026-11-26'] }, 'doctor', { key: 12 })).toBeUndefined();
-    expect(drillUrl(statsViews.workload, { range: ['2026-11-01', '2026-11-26'] }, 'hospital', { key: 3 })).toBe('/report?kind=all&hospitalId=3&examTime=2026-11-01%2C2026-11-26');
+    // Workload: by the time the work was done; a measure's figure adds the kind of work it counts.
+    const range = { range: ['2026-11-01', '2026-11-26'] as [string, string] };
+    expect(drillUrl(statsViews.workload, range, 'doctor', { key: 12 })).toBe('/report?kind=all&workDoctorId=12&workAt=2026-11-01%2C2026-11-26');
+    expect(drillUrl(statsViews.workload, range, 'doctor', { key: 12, measure: 'reviewed' })).toBe('/report?kind=all&work=review&workDoctorId=12&workAt=2026-11-01%2C2026-11-26');
+    expect(drillUrl(statsViews.workload, range, 'hospital', { key: 3, measure: 'weighted' })).toBe('/report?kind=all&hospitalId=3&workAt=2026-11-01%2C2026-11-26');
+    expect(drillUrl(statsViews.docReportStat, range, 'title', { key: 4 })).toBeUndefined();
   });
 
   test('the home page declaration', () => {

@@ -48,6 +48,7 @@ import codes_templateScope from '../../../schemas/codes/templateScope.json';
 import codes_userStatus from '../../../schemas/codes/userStatus.json';
 import codes_viewerOption from '../../../schemas/codes/viewerOption.json';
 import codes_weekday from '../../../schemas/codes/weekday.json';
+import codes_workKind from '../../../schemas/codes/workKind.json';
 import common from '../../../schemas/common.json';
 import entities_aiResult from '../../../schemas/entities/aiResult.json';
 import entities_auditLog from '../../../schemas/entities/auditLog.json';
@@ -190,6 +191,7 @@ export const schemaFiles: unknown[] = [
   codes_userStatus,
   codes_viewerOption,
   codes_weekday,
+  codes_workKind,
   common,
   entities_aiResult,
   entities_auditLog,

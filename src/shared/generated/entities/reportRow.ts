@@ -32,6 +32,10 @@ export type CodesReportPriorityJson = 1 | 2 | 3 | 4;
  * Where a report sent to a superior hospital stands against its turnaround limit (src/shared/turnaround.ts): ok, near (less than the calendar's share of the limit left), overdue, paused (returned: the clock waits), done (final). Texts: code.dueState.<value>.
  */
 export type CodesDueStateJson = 'ok' | 'near' | 'overdue' | 'paused' | 'done';
+/**
+ * A kind of work on a report, as the workload statistics count it (schemas/stats/workload.json, source reportWork): written (submitted for review), reviewed, rechecked. Texts: code.workKind.<value>.
+ */
+export type CodesWorkKindJson = 'write' | 'review' | 'recheck';
 
 /**
  * A row of the report lists (POST /api/report/v1/report/list/{write,review,print,mine,all}, server/report/read.ts): the exam's header and its report's state, doctors, lock and print state. Read only: every field is the exam's or the report's own (same definitions by $ref); the patient name comes masked when grade safety is on. `version` is what a list action sends back so it is judged on the report as listed.
@@ -135,4 +139,16 @@ export interface ReportRow {
    * Sent up: where it stands against its limit now (server/report/turnaround.ts).
    */
   dueState?: CodesDueStateJson;
+  /**
+   * Query only (no row carries it): reports with a piece of work (of the kind `work`, by `workDoctorId` when given) done in this range; the workload statistics' drill-through (server/report/read.ts withWorkFilter).
+   */
+  workAt?: string;
+  /**
+   * Query only: the kind of that piece of work.
+   */
+  work?: CodesWorkKindJson;
+  /**
+   * Query only: the doctor who did that piece of work.
+   */
+  workDoctorId?: number;
 }

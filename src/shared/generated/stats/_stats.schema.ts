@@ -216,5 +216,13 @@ export interface Stats {
     filters?: {
       [k: string]: string;
     };
+    /**
+     * Query parameters a measure's figure adds (a chart's bar of that measure, its table cell): what narrows the list to the rows the measure counts, so the list's total is the figure (workload: written → work=write). A measure without an entry drills to the group's rows.
+     */
+    measures?: {
+      [k: string]: {
+        [k: string]: string;
+      };
+    };
   };
 }
