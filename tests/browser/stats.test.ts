@@ -65,6 +65,14 @@ describe('statistics views in Chromium', () => {
       payload: { hospitalId: hospital, hisPatientName: `统计${stamp}`, sex: 1, age: 40, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${stamp}`, items: [{ itemId: item.id, organId: item.organ_id }] },
     });
     expect(r.json().status).toBe('0');
+    // ...examined, and its report written today by hospital A's doctor: the report-work screens
+    // (workload, doctor statistics) of hospital A have a row in their initial range whatever day
+    // it is (the demo's own reports stop some days before its clock).
+    const examId = r.json().data.id as number;
+    await server.db.query('UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1', [examId]);
+    const doctor = await login(server.app, '13800000004');
+    const written = await server.app.inject({ method: 'POST', url: `/api/report/v1/report/submit/${examId}`, headers: authed(doctor), payload: { version: 0, see: '双肺纹理清晰。', diagnosis: '未见异常。' } });
+    expect(written.json().status).toBe('0');
   }, 180_000);
   afterAll(async () => {
     for (const s of extra) await s.close();
