@@ -4,7 +4,7 @@
  * returned, never what was rolled back. For in-process caches of rows, which must
  * drop what a write changed before the writer's caller sees its reply.
  */
-import type { CommitObserver, Queryable, QueryOptions } from './index';
+import type { CommitObserver, Queryable, QueryOptions } from './types';
 
 export class Commits {
   private readonly observers = new Set<CommitObserver>();

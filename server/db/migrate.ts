@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Db } from './index';
+import type { Db } from './types';
 import { MIGRATIONS_DIR } from '../paths';
 
 /** Advisory-lock key shared by migrations and the first-run seed. */

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Commits } from './commits';
-import type { Db, Notifications, Queryable, QueryResult } from './index';
+import type { Db, Notifications, Queryable, QueryResult } from './types';
 
 /** Next to this file in the sources; next to the bundle in .build/ (scripts/server-build.mjs copies it there). */
 export const WORKER_FILE = 'pgliteWorker.mjs';

@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import { Client, Pool, types, type PoolClient } from 'pg';
 import { Commits } from './commits';
-import type { Db, Notifications, Queryable, QueryOptions, QueryResult } from './index';
+import type { Db, Notifications, Queryable, QueryOptions, QueryResult } from './types';
 
 // int8 (counts, sums) as JS numbers: our ids and counts stay far below 2^53,
 // and PGlite returns numbers too, so both databases give the same shapes.

@@ -19,7 +19,7 @@
  * the committed SQL text as sessionCache does, so every writer is covered, including
  * ones added later.
  */
-import type { Db } from './index';
+import type { Db } from './types';
 
 /** Enough for every scope of a large region; cleared rather than evicted beyond it. */
 const MAX_ENTRIES = 10_000;

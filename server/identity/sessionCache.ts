@@ -16,7 +16,7 @@
  * may predate the write (the generation check).
  */
 import type { Db } from '../db';
-import type { AuthContext } from './sessions';
+import type { AuthContext } from './authContext';
 
 export const AUTH_CHANNEL = 'auth_changed';
 

@@ -12,23 +12,9 @@ import { sha256 } from './passwords';
 import { buildScope, type DataScope, type RoleScopeInput, type UserScopeInput } from './scope';
 import type { PermissionMap } from './access';
 import { sessionCacheOf, type SessionCache } from './sessionCache';
+import type { AuthContext } from './authContext';
 
-export interface AuthContext {
-  userId: number;
-  name: string;
-  mobile: string;
-  status: number;
-  hospitalId: number | null;
-  hospitalName: string | null;
-  roleId: number | null;
-  roleName: string | null;
-  permissions: PermissionMap;
-  scope: DataScope;
-  tokenHash: string;
-  rememberMe: boolean;
-  passwordExpired: boolean;
-  passwordWeak: boolean;
-}
+export type { AuthContext } from './authContext';
 
 /** Touching last_seen_at at most this often keeps request handling read-only most of the time. */
 const TOUCH_EVERY_MS = 60_000;

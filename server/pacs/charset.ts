@@ -6,7 +6,6 @@
  * (the device's `defaultCharset`). Such a dataset is parsed with its text read as bytes
  * (latin1, one character per byte) and its text values decoded here. Pure functions.
  */
-import type { DicomJson } from './dicomFile';
 
 /** The character sets decoded here, by DICOM defined term (upper case, spaces or underscores alike). */
 const DECODERS: Record<string, string> = {
@@ -58,6 +57,9 @@ const TEXT_VRS = new Set(['SH', 'LO', 'ST', 'LT', 'UT', 'UC', 'PN']);
 const PN_GROUPS = ['Alphabetic', 'Ideographic', 'Phonetic'] as const;
 type PersonName = Partial<Record<(typeof PN_GROUPS)[number], string>>;
 
+/** A dataset in DICOM JSON (dicomFile.ts DicomJson), as far as decoding reads and writes it. */
+type Dataset = Record<string, { vr: string; Value?: unknown[] }>;
+
 /** A value parsed one byte per character, back to its bytes. */
 const bytesOf = (s: string) => Buffer.from(s, 'latin1');
 
@@ -66,10 +68,10 @@ const bytesOf = (s: string) => Buffer.from(s, 'latin1');
  * included. Values are joined before decoding and split after: a GBK or GB18030
  * character may hold the byte of a backslash, which the parser took for a separator.
  */
-export function decodeDataset(json: DicomJson, charset: string): void {
+export function decodeDataset(json: Dataset, charset: string): void {
   for (const entry of Object.values(json)) {
     if (entry.vr === 'SQ') {
-      for (const item of (entry.Value ?? []) as DicomJson[]) decodeDataset(item, charset);
+      for (const item of (entry.Value ?? []) as Dataset[]) decodeDataset(item, charset);
       continue;
     }
     if (!TEXT_VRS.has(entry.vr) || !entry.Value?.length) continue;

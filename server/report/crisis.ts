@@ -29,7 +29,7 @@ import { AppError } from '../lib/errors';
 import { runList, type ListBody, type ListSpec } from '../lib/list';
 import { inScope } from '../exam/domain';
 import type { ActionContext } from './guards';
-import type { Model } from './read';
+import type { Model } from './types';
 
 /** The right to acknowledge (config/permissions.json); reading needs report:view. */
 export const ACKNOWLEDGE_RIGHT = 'report:crisisAcknowledge';

@@ -15,6 +15,7 @@ import reportOperationType from '../../schemas/codes/reportOperationType.json';
 import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
 import { allowedActions, CLAIM_LIVE, loadReport, modeOf, remoteServedSql, reportScope, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
+import type { Model } from './types';
 import { clock } from '../lib/clock';
 import { dueStateSql } from './turnaround';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
@@ -200,7 +201,7 @@ const COLUMNS: Record<string, string> = {
 };
 
 export type ListKind = 'write' | 'review' | 'print' | 'done' | 'mine' | 'all';
-export type Model = 'report' | 'remote';
+export type { Model } from './types';
 
 /** Which list, which rights: the list's own module (report, or remote for the remote centre) must grant one of them. */
 export const LIST_RIGHTS: Record<ListKind, { module: 'report' | 'myReport'; rights: string[]; summary: string }> = {

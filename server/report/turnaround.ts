@@ -22,7 +22,7 @@ import {
   type Calendar,
   type LimitRule,
 } from '../../src/shared/turnaround';
-import type { ActionContext } from './guards';
+import type { ActionContext } from './types';
 
 /** A hospital's calendar, or the default one. */
 async function calendarOf(q: Queryable, hospitalId: number): Promise<Calendar> {
