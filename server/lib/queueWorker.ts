@@ -52,6 +52,8 @@ export abstract class QueueWorker<J> {
         await this.execute(job).catch((e) => this.log?.error({ err: e }, `${this.name}: a job failed unexpectedly`));
         continue;
       }
+      // Stopped while claiming (no wait to end then): stop now, not after a whole poll interval.
+      if (this.stopped) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
