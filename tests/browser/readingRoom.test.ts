@@ -248,6 +248,17 @@ describe('lists and the reading room at 1366x768', () => {
     const age = translate('ru-RU', 'entity.exam.field.age');
     await page.locator('.ant-table-thead th').filter({ hasText: age }).first().waitFor();
     await list.settled();
+    // The language switch may reload the rows after the heads are Russian (the table is empty
+    // meanwhile): wait for rows whose ages read in Russian.
+    await page.waitForFunction(
+      (title) => {
+        const heads = [...document.querySelectorAll('.ant-pro-table .ant-table-thead th')];
+        const i = heads.findIndex((th) => th.textContent?.trim() === title);
+        const rows = [...document.querySelectorAll('.ant-pro-table .ant-table-tbody tr.ant-table-row')];
+        return i >= 0 && rows.length > 2 && rows.slice(0, 6).every((tr) => /^\d+ [\u0400-\u04ff]+$/.test((tr.querySelectorAll(':scope > td')[i]?.textContent ?? '').trim()));
+      },
+      age,
+    );
     const ru = await cells(page, [age]);
     const ru18n = (key: string, params?: Record<string, unknown>) => translate('ru-RU', key, params);
     const forms = (n: number) => [0, 1, 2, 3, 4].map((unit) => valueWithUnit(ru18n, 'ageUnit', unit, n));
