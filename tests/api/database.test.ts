@@ -9,9 +9,9 @@
 import { migrate, readMigrations, splitStatements, STARTUP_LOCK_KEY } from '../../server/db/migrate';
 import { seedDemo } from '../../server/seed';
 import { DEMO_ORGS } from '../../mock/region';
-import { createTestDatabase, dbKinds } from '../support/db';
+import { createTestDatabase, dbKindsBoth } from '../support/db';
 
-describe.each(dbKinds)('database on %s', (kind) => {
+describe.each(dbKindsBoth)('database on %s', (kind) => {
   test('migrations apply once, are recorded, and refuse an edited file', async () => {
     const t = await createTestDatabase(kind);
     const db = await t.open();

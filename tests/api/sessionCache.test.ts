@@ -26,7 +26,7 @@ import { preparePlatform } from '../../server/start';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, b64, login } from '../support/auth';
-import { createTestDatabase, dbKinds } from '../support/db';
+import { createTestDatabase, dbKindsBoth } from '../support/db';
 
 const LONG = { AUTH_CACHE_MS: '60000' };
 const hashOf = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
@@ -64,7 +64,7 @@ const cachedOn = async (app: FastifyInstance, lookups: () => number, token: stri
   return (await statusOf(app, token)) === '0' && (await statusOf(app, token)) === '0' && lookups() - before <= 1;
 };
 
-describe.each(dbKinds)('session cache on %s', (kind) => {
+describe.each(dbKindsBoth)('session cache on %s', (kind) => {
   let p: TestPlatform;
   let admin: string;
   let lookups: () => number;

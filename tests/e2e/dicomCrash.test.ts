@@ -12,7 +12,7 @@ import path from 'node:path';
 import { openDb } from '../../server/db';
 import { readDicomHeader } from '../../server/pacs/dicomFile';
 import { syntheticSeries } from '../../mock/dicom';
-import { createTestDatabase, dbKinds, type TestDatabase } from '../support/db';
+import { createTestDatabase, dbKindsBoth, type TestDatabase } from '../support/db';
 import { freePort, makeDataDir, startPlatformProcess, type RunningPlatform } from '../support/server';
 
 const COUNT = 120;
@@ -48,7 +48,7 @@ function storescu(port: number, files: string[], onSuccess: (n: number) => void 
   });
 }
 
-describe.each(dbKinds)('DICOM store durability across kill -9 on %s', (kind) => {
+describe.each(dbKindsBoth)('DICOM store durability across kill -9 on %s', (kind) => {
   let database: TestDatabase | undefined;
   const dataDir = makeDataDir();
   // No UI needed here: the process starts without building it.

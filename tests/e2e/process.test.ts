@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { openDb, type Db } from '../../server/db';
 import { DEMO_ORGS } from '../../mock/region';
-import { createTestDatabase, dbKinds, type TestDatabase } from '../support/db';
+import { createTestDatabase, dbKindsBoth, type TestDatabase } from '../support/db';
 import { makeDataDir, startPlatformProcess } from '../support/server';
 
 async function snapshot(db: Db) {
@@ -17,7 +17,7 @@ async function snapshot(db: Db) {
   return { orgs: orgs.rows[0].n, seededAt: seeded.rows[0]?.value };
 }
 
-describe.each(dbKinds)('platform process on %s', (kind) => {
+describe.each(dbKindsBoth)('platform process on %s', (kind) => {
   let database: TestDatabase | undefined;
   const dataDir = makeDataDir();
   const env: Record<string, string> = {};

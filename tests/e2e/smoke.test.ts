@@ -6,7 +6,7 @@
  * a route that kept a handle taken while it was registered.
  */
 import { DEMO_PASSWORD } from '../../mock/identity';
-import { createTestDatabase, dbKinds, type TestDatabase } from '../support/db';
+import { createTestDatabase, dbKindsBoth, type TestDatabase } from '../support/db';
 import { startPlatformProcess, type RunningPlatform } from '../support/server';
 
 const ADMIN = '13800000001';
@@ -57,7 +57,7 @@ async function bounded<T>(items: T[], limit: number, work: (item: T) => Promise<
   await Promise.all(lanes);
 }
 
-describe.each(dbKinds)('every GET and list route under npm start on %s', (kind) => {
+describe.each(dbKindsBoth)('every GET and list route under npm start on %s', (kind) => {
   let database: TestDatabase | undefined;
   let platform: RunningPlatform;
   let token: string;

@@ -1,7 +1,11 @@
 /**
- * The databases API tests run on: always PGlite (in memory), and the real
- * PostgreSQL when TEST_DATABASE_URL is set. Each PostgreSQL use gets a fresh
- * database of its own, dropped afterwards, so runs never see each other's rows.
+ * The databases API tests run on. Without TEST_DATABASE_URL: PGlite (in memory).
+ * With it (CI): PostgreSQL, the database a deployment runs. PGlite, which `npm start`
+ * embeds, is then still what every browser test drives the screens on, and what the
+ * files of dbKindsBoth (the database layer, the process as `npm start` runs it) run on
+ * beside PostgreSQL; RCLOUD_TEST_DBS=both runs every file on both, as CI did until the
+ * suite outgrew its 20 minutes on 2 cores. Each PostgreSQL use gets a fresh database of
+ * its own, dropped afterwards, so runs never see each other's rows.
  */
 import crypto from 'node:crypto';
 import { Client } from 'pg';
@@ -9,7 +13,10 @@ import { openDb, type Db } from '../../server/db';
 
 export type DbKind = 'pglite' | 'postgres';
 
-export const dbKinds: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/** Both databases when the run has PostgreSQL: for tests of what differs between them. */
+export const dbKindsBoth: DbKind[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export const dbKinds: DbKind[] = !process.env.TEST_DATABASE_URL ? ['pglite'] : process.env.RCLOUD_TEST_DBS === 'both' ? dbKindsBoth : ['postgres'];
 
 export interface TestDatabase {
   kind: DbKind;
