@@ -490,7 +490,9 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
   );
 
   return (
-    <>
+    // How many answers the list has shown (data-list-loads): a page object waits for the first, as
+    // the table's loading mask may not be up yet when the screen first shows.
+    <div data-list-loads={listLoads} style={{ display: 'contents' }}>
       {tree ? (
         <Flex gap={16} align="start">
           <FilterTree view={view} spec={tree} selected={treeKey} onSelect={setTreeKey} reloadKey={listLoads} onRenamed={() => actionRef.current?.reload()} />
@@ -511,7 +513,7 @@ function SettledTable({ view, onOpen, actionRef: outerRef, setting, save }: Sett
           }}
         />
       )}
-    </>
+    </div>
   );
 }
 

@@ -133,7 +133,9 @@ export class ResourceListPage {
   async open(path: string) {
     await this.page.goto(`${this.base}${path}`);
     await this.page.getByTestId('resource-list').waitFor();
-    await this.settled();
+    // The table's first answer shown: its loading mask may not be up yet when the screen shows
+    // (a table read then counted no rows).
+    await this.page.waitForFunction((loading) => Number(document.querySelector('[data-list-loads]')?.getAttribute('data-list-loads')) > 0 && !document.querySelector(loading), TABLE_LOADING);
   }
   /** Waits for the table's loading mask to go (its own: cells such as thumbnails have spinners of their own). */
   async settled() {
