@@ -148,6 +148,29 @@ describe.each(dbKinds)('DICOM MPPS and storage commitment on %s', (kind) => {
     expect(rows).toEqual([{ status: 'COMPLETED', exam_id: exam.id }]);
   });
 
+  test("MPPS: completed on an externally run hospital's exam sends its report up to write (the workflow's action on examined)", async () => {
+    await p.db.query('UPDATE org SET business_mode = 2 WHERE id = $1', [orgs.HOSP_A]);
+    try {
+      const exam = (await registerExam(p.app, admin, {
+        hospitalId: orgs.HOSP_A, hisPatientName: '孙一', sex: 1, age: 61, ageUnit: 4, patientSource: 1, outPatientNo: `MZ${Math.floor(Math.random() * 1e6)}`,
+        deviceId: devices.A_CT1.id, items: [item], superiorHospitalId: orgs.CENTRAL,
+      })) as { id: number; examCode: string; patientId: string };
+      const uid = '1.2.826.0.1.3680043.10.1082.81.5';
+      expect((await associate(listener.port, 'A_CT1', [nCreate(uid, step(exam))])).statuses).toEqual([0]);
+      const before = (await p.db.query('SELECT sent_to_superior FROM exam WHERE id = $1', [exam.id])).rows[0];
+      expect(before).toEqual({ sent_to_superior: false });
+      expect((await associate(listener.port, 'A_CT1', [nSet(uid, 'COMPLETED')])).statuses).toEqual([0]);
+      const { rows } = await p.db.query<{ exam_state: number; sent: boolean; superior: number; due: Date | null }>(
+        'SELECT e.exam_state, r.sent_to_superior AS sent, r.superior_hospital_id AS superior, r.due_at AS due FROM exam e JOIN report r ON r.id = e.id WHERE e.id = $1',
+        [exam.id],
+      );
+      expect(rows).toEqual([{ exam_state: 2, sent: true, superior: orgs.CENTRAL, due: expect.any(Date) }]);
+      expect((await logs(exam.id)).map((l) => l.action)).toEqual(['registerExam', 'mppsInProgress', 'mppsCompleted', 'submitSuperiorWrite']);
+    } finally {
+      await p.db.query('UPDATE org SET business_mode = NULL WHERE id = $1', [orgs.HOSP_A]);
+    }
+  });
+
   test('MPPS: discontinued is noted and leaves the exam registered', async () => {
     const exam = await register('孙不二');
     const uid = '1.2.826.0.1.3680043.10.1082.81.2';
