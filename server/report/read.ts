@@ -15,6 +15,7 @@ import reportOperationType from '../../schemas/codes/reportOperationType.json';
 import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
 import { allowedActions, CLAIM_LIVE, loadReport, modeOf, remoteServedSql, reportScope, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
+import { REPORT_WORK } from './work';
 import type { Model } from './types';
 import { clock } from '../lib/clock';
 import { dueStateSql } from './turnaround';
@@ -305,9 +306,9 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   };
 }
 
-/** The pieces of work on a report, as the workload statistics count them (server/stats/sources.ts reportWork): kind, doctor, when. */
-const WORK_PIECES = `(VALUES ('write', r.writer_id, r.first_trial_time), ('review', r.reviewer_id, r.retrial_time), ('recheck', r.recheck_doctor_id, r.recheck_time)) w (work, doctor_id, done_at)`;
-const WORK_KINDS = new Set(['write', 'review', 'recheck']);
+/** The pieces of work on a report (work.ts): kind, doctor, when. */
+const WORK_PIECES = `(VALUES ${REPORT_WORK.map(({ work, doctor, at }) => `('${work}', r.${doctor}, r.${at})`).join(', ')}) w (work, doctor_id, done_at)`;
+const WORK_KINDS = new Set<string>(REPORT_WORK.map((w) => w.work));
 
 /**
  * The workload statistics' drill-through (schemas/stats/workload.json): reports with a
@@ -323,9 +324,10 @@ export function withWorkFilter(body: ListBody | undefined): ListBody {
   const given = (v: unknown) => v !== undefined && v !== null && v !== '';
   if (![workAt, work, workDoctorId].some(given)) return { ...body, filters };
   const [from, to] = Array.isArray(workAt) ? workAt : [];
-  if (given(workAt) && !Array.isArray(workAt)) throw new AppError('UAA421', { detailKey: 'validation.format', field: 'workAt' }, { field: 'workAt' });
-  if (given(work) && !WORK_KINDS.has(String(work))) throw new AppError('UAA421', { detailKey: 'validation.format', field: 'work' }, { field: 'work' });
-  if (given(workDoctorId) && !/^[0-9]{1,9}$/.test(String(workDoctorId))) throw new AppError('UAA421', { detailKey: 'validation.format', field: 'workDoctorId' }, { field: 'workDoctorId' });
+  const refuse = (field: string) => new AppError('UAA421', { detailKey: 'validation.format', field }, { field });
+  if (given(workAt) && !Array.isArray(workAt)) throw refuse('workAt');
+  if (given(work) && !WORK_KINDS.has(String(work))) throw refuse('work');
+  if (given(workDoctorId) && !/^[0-9]{1,9}$/.test(String(workDoctorId))) throw refuse('workDoctorId');
   const piece = {
     from: given(from) ? dateBound('workAt', from) : null,
     to: given(to) ? dateBound('workAt', to) : null,

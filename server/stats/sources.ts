@@ -7,6 +7,7 @@
  * and values are bound as parameters. Pure data; read by ./compile.ts.
  */
 import { inScope } from '../exam/domain';
+import { REPORT_WORK } from '../report/work';
 import { REGION_TIME_ZONE } from '../lib/examRules';
 import type { ScopeTarget } from '../identity/scope';
 import { LIMITS } from '../../config/limits';
@@ -277,19 +278,14 @@ const EXAM_WEIGHT = 'e.work_weight::float8';
  * use the indexes on the three work times (migration 0030).
  */
 const scopeColumns = Object.entries(inScope.fields ?? {});
-const WORK = [
-  ['write', 'writer_id', 'writer_name', 'first_trial_time'],
-  ['review', 'reviewer_id', 'reviewer_name', 'retrial_time'],
-  ['recheck', 'recheck_doctor_id', 'recheck_doctor_name', 'recheck_time'],
-] as const;
 
 const reportWork: StatsSource = {
   from: `report r JOIN exam e ON e.id = r.id
-         CROSS JOIN LATERAL (VALUES ${WORK.map(([work, doctor, name, at]) => `('${work}', r.${doctor}, r.${name}, r.${at})`).join(', ')}) w (work, doctor_id, doctor_name, done_at)`,
+         CROSS JOIN LATERAL (VALUES ${REPORT_WORK.map(({ work, doctor, name, at }) => `('${work}', r.${doctor}, r.${name}, r.${at})`).join(', ')}) w (work, doctor_id, doctor_name, done_at)`,
   where: 'NOT e.hidden',
   scope: inScope,
   dates: { doneAt: 'w.done_at' },
-  narrow: { doneAt: (from, to) => `(${WORK.map(([, , , at]) => `(r.${at} >= ${from} AND r.${at} < ${to})`).join(' OR ')})` },
+  narrow: { doneAt: (from, to) => `(${REPORT_WORK.map(({ at }) => `(r.${at} >= ${from} AND r.${at} < ${to})`).join(' OR ')})` },
   dimensions: {
     doctor: { key: 'w.doctor_id', label: 'max(w.doctor_name)' },
     // Spec section 3: doctor titles (chief 4 … unrated -1), as the user's record says now.
