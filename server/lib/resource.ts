@@ -188,12 +188,15 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
  * validates against the same entity schema when a form saves it again.
  */
 export function dropNulls<T extends object>(row: T): T {
-  // A tree's rows nest their children (tableResource): those go out the same way.
-  return Object.fromEntries(
-    Object.entries(row)
-      .filter(([, v]) => v !== null)
-      .map(([k, v]) => [k, k === 'children' && Array.isArray(v) ? v.map((c) => dropNulls(c as object)) : v]),
-  ) as T;
+  // A plain loop: every list row of every answer goes through here (20 to 100 a page).
+  const out: Record<string, unknown> = {};
+  for (const key in row) {
+    const v = row[key] as unknown;
+    if (v === null) continue;
+    // A tree's rows nest their children (tableResource): those go out the same way.
+    out[key] = key === 'children' && Array.isArray(v) ? v.map((c) => dropNulls(c as object)) : v;
+  }
+  return out as T;
 }
 
 /** Maps a unique-constraint violation to a catalogue code by constraint name. */

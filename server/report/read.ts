@@ -140,8 +140,7 @@ const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.na
 
 /**
  * The workflow actions the caller may take now on a list row (the engine's
- * allowedActions on the row's columns the guards read); the row loses the columns
- * read only for that.
+ * allowedActions on the row's columns the guards read, "_…").
  */
 export function listRowActions(row: Record<string, unknown>, me: AuthContext): string[] {
   const lockLive = row.lockState === true;
@@ -170,8 +169,23 @@ export function listRowActions(row: Record<string, unknown>, me: AuthContext): s
     remote_recalled: row._recalled === true,
     exam_business_mode: row._businessMode ?? null,
   } as unknown as ReportRow;
-  for (const key of Object.keys(row)) if (key.startsWith('_')) delete row[key];
   return allowedActions(report, me);
+}
+
+/**
+ * A list row as sent: its fields without the columns read only to judge its actions
+ * ("_…") and without empty ones (dropNulls), with those actions. One new object, not a
+ * copy with keys deleted: a deleted key turns the row into a slow dictionary, and every
+ * row of every page goes through here.
+ */
+export function listRow(row: Record<string, unknown>, me: AuthContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key in row) {
+    const v = row[key];
+    if (v !== null && key.charCodeAt(0) !== 95 /* _ */) out[key] = v;
+  }
+  out.actions = listRowActions(row, me);
+  return out;
 }
 
 /** Sortable and filterable fields: the exam list's, and the report's own. */

@@ -32,7 +32,7 @@ import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, t
 import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { OverdueSweeper } from '../report/turnaround';
-import { dueCounts, LIST_RIGHTS, listRowActions, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
+import { dueCounts, LIST_RIGHTS, listRow, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
@@ -213,14 +213,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     // The grade-safety setting came with the rows (read.ts LIST_SELECT, "_gradeSafety"); no rows, nothing to mask.
     const mask = masker(me, list[0]?._gradeSafety === true);
     // config/workflows/report.json decides the actions.
-    // The actions first: judging them drops the columns read only for that ("_…"), which the row sent must not carry.
-    return ok({
-      list: list.map((row) => {
-        const actions = listRowActions(row, me);
-        return mask(dropNulls({ ...row, actions }));
-      }),
-      total,
-    });
+    return ok({ list: list.map((row) => mask(listRow(row, me))), total });
   }
 
   for (const [kind, def] of Object.entries(LIST_RIGHTS) as Array<[ListKind, (typeof LIST_RIGHTS)[ListKind]]>) {
