@@ -58,6 +58,9 @@ const DETAIL = {
       type: 'object',
       required: ['id', 'version', 'mode', 'actions', 'exam'],
       properties: {
+        // Always there in a detail (optional in the entity, which also describes a report being written).
+        id: { $ref: 'entities/report.json#/properties/id' },
+        version: { $ref: 'entities/report.json#/properties/version' },
         mode: { type: 'string', enum: ['own', 'remote'], description: 'own: the report of a hospital in scope; remote: sent to the caller\'s centre' },
         lockMine: { type: 'boolean' },
         actions: { type: 'array', items: { type: 'string' }, description: 'The workflow actions the caller may take now' },
