@@ -160,7 +160,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   }
 
   // The choices the assign and submit-to-superior dialogs offer; the guards judge the same lists when the action is sent.
-  const choiceReply = replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } }, chosen: { type: 'integer' } } });
+  const choiceReply = replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } } }, chosen: { type: 'integer' } } });
   fastify.get<{ Params: { id: number } }>(
     '/report/assignees/:id',
     {

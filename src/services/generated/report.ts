@@ -146,7 +146,7 @@ export function postReportAssignById(id: number, body: PostReportAssignByIdBody,
   return request<PostReportAssignByIdData>(`/api/report/v1/report/assign/${encodeURIComponent(String(id))}`, { ...options, method: "POST", body });
 }
 
-export type GetReportAssigneesByIdData = { list: Array<{ id?: number; name?: string; }>; chosen?: number; };
+export type GetReportAssigneesByIdData = { list: Array<{ id: number; name: string; }>; chosen?: number; };
 /** GET /api/report/v1/report/assignees/{id}: Doctors the report may be assigned to now: active, of its hospitals, with the right its next step needs ({list: [{id, name}]}) */
 export function getReportAssigneesById(id: number, options: CallOptions = {}): Promise<GetReportAssigneesByIdData> {
   return request<GetReportAssigneesByIdData>(`/api/report/v1/report/assignees/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
@@ -166,7 +166,7 @@ export function postReportBatchUnlock(body: PostReportBatchUnlockBody, options: 
   return request<PostReportBatchUnlockData>(`/api/report/v1/report/batchUnlock`, { ...options, method: "POST", body });
 }
 
-export type GetReportCentreDoctorsByIdData = { list: Array<{ id?: number; name?: string; }>; chosen?: number; };
+export type GetReportCentreDoctorsByIdData = { list: Array<{ id: number; name: string; }>; chosen?: number; };
 /** GET /api/report/v1/report/centreDoctors/{id}: Doctors of the remote centre a lead may reassign the report to: active, of the hospital it was sent to, serving its hospital, with the right its next step needs ({list: [{id, name}]}) */
 export function getReportCentreDoctorsById(id: number, options: CallOptions = {}): Promise<GetReportCentreDoctorsByIdData> {
   return request<GetReportCentreDoctorsByIdData>(`/api/report/v1/report/centreDoctors/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
@@ -371,7 +371,7 @@ export function postReportSubmitSuperiorWriteById(id: number, body: PostReportSu
   return request<PostReportSubmitSuperiorWriteByIdData>(`/api/report/v1/report/submitSuperiorWrite/${encodeURIComponent(String(id))}`, { ...options, method: "POST", body });
 }
 
-export type GetReportSuperiorsByIdData = { list: Array<{ id?: number; name?: string; }>; chosen?: number; };
+export type GetReportSuperiorsByIdData = { list: Array<{ id: number; name: string; }>; chosen?: number; };
 /** GET /api/report/v1/report/superiors/{id}: Higher-level hospitals the report may be sent to ({list: [{id, name}], chosen: the exam's registered superior}) */
 export function getReportSuperiorsById(id: number, options: CallOptions = {}): Promise<GetReportSuperiorsByIdData> {
   return request<GetReportSuperiorsByIdData>(`/api/report/v1/report/superiors/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
