@@ -17,6 +17,7 @@ import { scopeSql } from '../identity/scope';
 import type { AuthContext } from '../identity/sessions';
 import type { SmsProvider } from '../identity/sms';
 import { AppError } from '../lib/errors';
+import { dropNulls } from '../lib/resource';
 import type { ListSpec } from '../lib/list';
 import { inScope as examScope } from '../exam/domain';
 import { LIMITS } from '../../config/limits';
@@ -393,10 +394,11 @@ export async function detail(q: Queryable, id: number, me: AuthContext): Promise
   const { attachments: _stored, ...rest } = row;
   return {
     ...rest,
-    exams: exams.rows,
-    materials: attachments.map((f) => ({ fileId: f.fileId, type: f.type, name: byId.get(f.fileId)?.name, mime: byId.get(f.fileId)?.type, size: Number(byId.get(f.fileId)?.size ?? 0) })),
-    experts: experts.rows,
-    logs: logs.rows,
+    // Without their nulls, as every reply sends rows: the reply's schema declares the fields, not null.
+    exams: exams.rows.map(dropNulls),
+    materials: attachments.map((f) => dropNulls({ fileId: f.fileId, type: f.type, name: byId.get(f.fileId)?.name, mime: byId.get(f.fileId)?.type, size: Number(byId.get(f.fileId)?.size ?? 0) })),
+    experts: experts.rows.map(dropNulls),
+    logs: logs.rows.map(dropNulls),
   };
 }
 

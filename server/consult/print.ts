@@ -18,7 +18,7 @@ const APPROVED = 4;
 export async function consultSheet(q: Queryable, id: number, me: AuthContext): Promise<PrintSheet> {
   const row = await consultationRow(q, id, me);
   const layout = await hospitalLayout(q, row.apply_hospital_id);
-  const { rows } = await q.query<Record<string, unknown>>(
+  const { rows } = await q.query<{ hospitalName: string; sex: number | null; author: string | null; reviewer: string | null; at: Date }>(
     `SELECT o.name AS "hospitalName", c.sex, c.report_author_name AS "author", c.report_reviewer_name AS "reviewer", c.updated_at AS "at"
        FROM consultation c JOIN org o ON o.id = c.apply_hospital_id WHERE c.id = $1`,
     [id],
@@ -26,7 +26,7 @@ export async function consultSheet(q: Queryable, id: number, me: AuthContext): P
   const r = rows[0];
   return {
     layout,
-    report: { id: row.id, reportState: row.report_status, version: row.version, printNumber: 0, reportPrintState: 0, hospitalName: r.hospitalName as string, canPrint: row.report_status === APPROVED },
+    report: { id: row.id, reportState: row.report_status, version: row.version, printNumber: 0, reportPrintState: 0, hospitalName: r.hospitalName, canPrint: row.report_status === APPROVED },
     values: {
       examCode: row.consult_no,
       patientName: row.patient_name,
@@ -35,7 +35,7 @@ export async function consultSheet(q: Queryable, id: number, me: AuthContext): P
       diagnosis: row.report_opinion,
       firstTrialDoctorName: r.author,
       retrialDoctorName: r.reviewer,
-      firstTrialTime: r.at,
+      firstTrialTime: r.at.toISOString(),
       notes: layout.notes ?? null,
     },
     signatures: {},

@@ -12,28 +12,46 @@ type Schema = { $id?: string } & Record<string, unknown>;
 
 const BASE = 'http://schemas.invalid/';
 
-/** The $id part of every $ref under `node`, resolved against `baseId` ("../common.json#/x" from entities/a.json → common.json). */
-function refsOf(node: unknown, baseId: string, out: Set<string>): void {
+/**
+ * A copy of `node` (a schema whose $id is `baseId`, '' for a route's) with its $id and
+ * every reference to another file made absolute URLs under BASE. fast-json-stringify
+ * cannot resolve a relative reference ("../common.json#/definitions/id" in
+ * entities/report.json) against a relative $id when it meets that schema through
+ * another (an entity a reply refers to); against absolute ones it can.
+ */
+function absolute(node: unknown, baseId: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => absolute(n, baseId));
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => {
+      if (k === '$id' && typeof v === 'string') return [k, new URL(v, BASE).href];
+      if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) return [k, new URL(v, BASE + baseId).href];
+      return [k, absolute(v, baseId)];
+    }),
+  );
+}
+
+/** The files (absolute ids, no fragment) the references under `node` name. */
+function refsOf(node: unknown, out: Set<string>): void {
   if (Array.isArray(node)) {
-    for (const n of node) refsOf(n, baseId, out);
+    for (const n of node) refsOf(n, out);
     return;
   }
   if (!node || typeof node !== 'object') return;
   for (const [k, v] of Object.entries(node)) {
-    if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) {
-      out.add(decodeURIComponent(new URL(v, BASE + baseId).pathname.slice(1)));
-    } else refsOf(v, baseId, out);
+    if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) out.add(v.split('#')[0]);
+    else refsOf(v, out);
   }
 }
 
 export function serializerCompiler(shared: Schema[]) {
-  const byId = new Map(shared.filter((s) => s.$id).map((s) => [s.$id as string, s]));
+  const byId = new Map(shared.filter((s) => s.$id).map((s) => [new URL(s.$id as string, BASE).href, absolute(s, s.$id as string) as Schema]));
   const built = new Map<string, Serializer>();
 
   /** The shared schemas `schema` needs, following their own references. */
   const needed = (schema: unknown): Record<string, Schema> => {
     const ids = new Set<string>();
-    refsOf(schema, '', ids);
+    refsOf(schema, ids);
     const out: Record<string, Schema> = {};
     const queue = [...ids];
     while (queue.length) {
@@ -42,7 +60,7 @@ export function serializerCompiler(shared: Schema[]) {
       if (!s || out[id]) continue;
       out[id] = s;
       const more = new Set<string>();
-      refsOf(s, id, more);
+      refsOf(s, more);
       queue.push(...more);
     }
     return out;
@@ -52,7 +70,8 @@ export function serializerCompiler(shared: Schema[]) {
     const key = JSON.stringify(schema);
     let fn = built.get(key);
     if (!fn) {
-      fn = fastJson(schema as Parameters<typeof fastJson>[0], { schema: needed(schema) as never }) as Serializer;
+      const rooted = absolute(schema, '');
+      fn = fastJson(rooted as Parameters<typeof fastJson>[0], { schema: needed(rooted) as never }) as Serializer;
       built.set(key, fn);
     }
     return fn;

@@ -64,7 +64,8 @@ async function signaturesOf(q: Queryable, storage: FileStorage, report: ReportRo
 /** The sheet of `report` for the caller; REPORT301 when its hospital has no layout. */
 export async function printSheet(q: Queryable, storage: FileStorage, report: ReportRow, me: AuthContext): Promise<PrintSheet> {
   const layout = await hospitalLayout(q, report.exam_hospital_id);
-  const { rows } = await q.query<Record<string, unknown>>(
+  // Exam times come as Dates: the reply's serializer writes them as the ISO strings the schema declares.
+  const { rows } = await q.query<PrintSheet['values'] & { hisPatientName: string | null }>(
     `SELECT e.device_name AS "deviceName", e.modality, e.exam_code AS "examCode", e.patient_id AS "patientId",
             e.his_patient_name AS "hisPatientName", e.sex, e.age, e.age_unit AS "ageUnit", e.exam_time AS "examTime",
             e.his_dept_name AS "deptName", d.location AS "roomNo", e.in_patient_no AS "inPatientNo", e.out_patient_no AS "outPatientNo",
@@ -94,7 +95,7 @@ export async function printSheet(q: Queryable, storage: FileStorage, report: Rep
       diagnosis: report.diagnosis,
       firstTrialDoctorName: report.writer_name,
       retrialDoctorName: report.reviewer_name,
-      firstTrialTime: report.first_trial_time,
+      firstTrialTime: report.first_trial_time?.toISOString() ?? null,
       notes: layout.notes ?? null,
     },
     signatures: await signaturesOf(q, storage, report, layout),

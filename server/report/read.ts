@@ -92,6 +92,9 @@ const HEADER: Record<string, string> = {
   clinicalDiagnosis: 'e.clinical_diagnosis',
 };
 
+/** The header's fields, each an entities/exam.json field (the detail's reply schema picks them there). */
+export const HEADER_FIELDS = Object.keys(HEADER);
+
 // Read with the report in one statement, with the grade-safety setting that masks it.
 const DETAIL_EXTRA = [...Object.entries(HEADER).map(([field, column]) => `${column} AS "header.${field}"`), `${GRADE_SAFETY_ON_SQL} AS grade_safety`].join(', ');
 

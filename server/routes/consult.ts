@@ -44,12 +44,38 @@ import { openFile, openKeptFile } from '../files/service';
 import { listBodySchema, runList, type ListBody } from '../lib/list';
 import { ok, replies, sendInline } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
-import { idParams } from '../lib/schemas';
+import { idParams, pick } from '../lib/schemas';
 import { caller } from '../plugins/auth';
 
 const BASE = '/consultation';
 const ANY_CONSULT = ['consult:view', 'consult:start', 'consult:join', 'consult:audit'];
-const objectReply = replies({ type: 'object', additionalProperties: true });
+/** What a consultation's detail sends of it (server/consult/domain.ts detail), each field as entities/consultation.json declares it. */
+const CONSULT_FIELDS = ['id', 'consultNo', 'title', 'applyHospitalId', 'applyHospitalName', 'consultHospitalId', 'consultHospitalName', 'applicantId', 'applicantName', 'status', 'reportStatus', 'version', 'startTime', 'endTime', 'topic', 'clinicalQuestion', 'meetingId', 'patientName', 'sex', 'birthDate', 'clinicalDiagnosis', 'examIds', 'expertIds', 'expertNames', 'reportFindings', 'reportOpinion', 'reportAuthorName', 'reportReviewerName', 'createdAt', 'actions'];
+const DETAIL = pick('entities/consultation.json', CONSULT_FIELDS, {
+  required: ['id', 'status', 'version', 'actions', 'exams', 'materials', 'experts', 'logs'],
+  extra: {
+    exams: {
+      type: 'array',
+      items: pick('entities/exam.json', ['id', 'examCode', 'modality', 'examState', 'examTime', 'itemNames', 'hospitalName'], { required: ['id'], extra: { patientName: { $ref: 'entities/exam.json#/properties/hisPatientName' } } }),
+    },
+    materials: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['fileId', 'type', 'size'],
+        properties: { fileId: { type: 'string', format: 'uuid' }, type: { $ref: 'codes/attachmentType.json' }, name: { type: 'string' }, mime: { type: 'string' }, size: { type: 'integer' } },
+        additionalProperties: false,
+      },
+    },
+    experts: {
+      type: 'array',
+      items: pick('entities/expert.json', ['id', 'name', 'mobile', 'departmentName', 'title', 'labels', 'specialty', 'avatar', 'userId'], { required: ['id', 'name'], extra: { hospitalName: { type: 'string' } } }),
+    },
+    logs: { type: 'array', items: pick('entities/consultationLog.json', ['id', 'action', 'fromState', 'toState', 'userName', 'reason', 'operateTime'], { required: ['id', 'action', 'operateTime'] }) },
+  },
+});
+/** What saving or acting on a consultation answers: its id, and whether this was a call already applied (the same Idempotency-Key). */
+const idReply = replies({ type: 'object', required: ['id'], properties: { id: { type: 'integer' }, replayed: { type: 'boolean' } } });
 const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
 
 export default async function consultRoutes(fastify: FastifyInstance) {
@@ -79,7 +105,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     `${BASE}/detail/:id`,
     {
       config: { permission: ANY_CONSULT, audit: { action: 'read', object: 'consultation', id: 'params.id' } },
-      schema: { tags: ['consult'], summary: 'One consultation with its exams, materials, experts, report, operation log and the actions the caller may take', params: idParams, response: objectReply },
+      schema: { tags: ['consult'], summary: 'One consultation with its exams, materials, experts, report, operation log and the actions the caller may take', params: idParams, response: replies(DETAIL) },
     },
     async (request) => {
       const me = caller(request);
@@ -119,7 +145,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     `${BASE}/save`,
     {
       config: { permission: 'consult:start', audit: { action: 'save', object: 'consultation', id: 'reply' } },
-      schema: { tags: ['consult'], summary: 'Apply for a consultation: saved and sent for review (a revoked one is edited by the action edit)', body: { $ref: 'entities/consultationApply.json' }, response: objectReply },
+      schema: { tags: ['consult'], summary: 'Apply for a consultation: saved and sent for review (a revoked one is edited by the action edit)', body: { $ref: 'entities/consultationApply.json' }, response: idReply },
     },
     async (request) => {
       const me = caller(request);
@@ -152,7 +178,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
           },
           additionalProperties: false,
         },
-        response: objectReply,
+        response: idReply,
       },
     },
     async (request) => {
@@ -202,7 +228,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     `${BASE}/:id/report/print`,
     {
       config: { permission: ANY_CONSULT, audit: { action: 'read', object: 'printSheet', id: 'params.id' } },
-      schema: { tags: ['consult'], summary: "The consultation report's printed sheet, in the applying hospital's layout (approved reports print)", params: idParams, response: objectReply },
+      schema: { tags: ['consult'], summary: "The consultation report's printed sheet, in the applying hospital's layout (approved reports print)", params: idParams, response: replies({ $ref: 'printSheet.json' }) },
     },
     async (request) => ok(await consultSheet(fastify.db, request.params.id, caller(request))),
   );
@@ -211,7 +237,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     `${BASE}/:id/report/printed`,
     {
       config: { permission: ANY_CONSULT, audit: { action: 'print', object: 'consultation', id: 'params.id' } },
-      schema: { tags: ['consult'], summary: 'Record that the approved report was printed (operation log)', params: idParams, response: objectReply },
+      schema: { tags: ['consult'], summary: 'Record that the approved report was printed (operation log)', params: idParams, response: idReply },
     },
     async (request) => {
       await recordPrint(fastify.db, caller(request), request.params.id);

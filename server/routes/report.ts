@@ -32,14 +32,14 @@ import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, t
 import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { OverdueSweeper } from '../report/turnaround';
-import { dueCounts, LIST_RIGHTS, listRow, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
+import { dueCounts, HEADER_FIELDS, LIST_RIGHTS, listRow, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
 import reportTemplateRoutes from './reportTemplate';
 import reportPrintRoutes from './reportPrint';
 import type { ReportAction } from '../../src/shared/generated/entities/reportAction';
-import { idParams } from '../lib/schemas';
+import { idParams, pick } from '../lib/schemas';
 
 /** A workflow action as the audit trail records it: the lock's renewal every 40 s is the open page's heartbeat, not an access of its own. */
 function workflowAudit(name: string): AuditDeclaration {
@@ -47,8 +47,30 @@ function workflowAudit(name: string): AuditDeclaration {
   const action = name === 'print' ? 'print' : name === 'unlock' ? 'unlock' : 'workflow';
   return { action, object: 'report', id: 'params.id', patient: 'exam' };
 }
-// Entities have relative "../common.json" references the response serializer cannot resolve: open objects here.
-const objectReply = replies({ type: 'object', additionalProperties: true });
+/**
+ * GET report/detail/:id and every action's answer: the report's fields (entities/report.json),
+ * how the caller works on it, what they may do now, and its exam's header.
+ */
+const DETAIL = {
+  allOf: [
+    { $ref: 'entities/report.json' },
+    {
+      type: 'object',
+      required: ['id', 'version', 'mode', 'actions', 'exam'],
+      properties: {
+        // Always there in a detail (optional in the entity, which also describes a report being written).
+        id: { $ref: 'entities/report.json#/properties/id' },
+        version: { $ref: 'entities/report.json#/properties/version' },
+        mode: { type: 'string', enum: ['own', 'remote'], description: 'own: the report of a hospital in scope; remote: sent to the caller\'s centre' },
+        lockMine: { type: 'boolean' },
+        actions: { type: 'array', items: { type: 'string' }, description: 'The workflow actions the caller may take now' },
+        exam: pick('entities/exam.json', HEADER_FIELDS, { required: ['id'] }),
+      },
+    },
+  ],
+};
+/** How the lock stands: the detail's lock fields and its version. */
+const LOCK_STATE = pick('entities/report.json', ['lockState', 'lockedByName', 'lockedById', 'lockExpiresAt', 'version'], { required: ['version'], extra: { lockMine: { type: 'boolean' } } });
 const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
 
 /** Viewing a report needs the view right of the module the caller works on it in (own: report, sent to the caller: remote; an assignee: myReport). */
@@ -74,7 +96,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     '/report/workflow',
     {
       config: { session: true, audit: 'none' },
-      schema: { tags: ['report'], summary: 'The report state machine (config/workflows/report.json, schemas/workflow.json): states, actions, rights, guards, log types', response: objectReply },
+      schema: { tags: ['report'], summary: 'The report state machine (config/workflows/report.json, schemas/workflow.json): states, actions, rights, guards, log types', response: replies({ $ref: 'workflow.json' }) },
     },
     async () => ok(WORKFLOW),
   );
@@ -87,7 +109,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: 'The report of exam :id (entities/report.json fields, version, lock), its exam header, and `actions`: what the caller may do now',
         params: idParams,
-        response: objectReply,
+        response: replies(DETAIL),
       },
     },
     async (request) => ok(await detail(request.params.id, caller(request))),
@@ -97,7 +119,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     '/report/lockState/:id',
     {
       config: { permission: ['report:view', 'remote:view', 'myReport:view'], scoped: { resource: 'report', param: 'id' }, audit: 'none' },
-      schema: { tags: ['report'], summary: 'Whether the report is locked, by whom, until when', params: idParams, response: objectReply },
+      schema: { tags: ['report'], summary: 'Whether the report is locked, by whom, until when', params: idParams, response: replies(LOCK_STATE) },
     },
     async (request) => {
       const me = caller(request);
@@ -121,7 +143,8 @@ export default async function reportRoutes(fastify: FastifyInstance) {
           params: idParams,
           headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 64 } } },
           body: { $ref: 'entities/reportAction.json' },
-          response: objectReply,
+          // replayed: the Idempotency-Key was seen before, and this is that call's outcome, not a second one.
+          response: replies({ allOf: [DETAIL, { type: 'object', properties: { replayed: { type: 'boolean' } } }] }),
         },
       },
       async (request) => {
@@ -137,7 +160,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
   }
 
   // The choices the assign and submit-to-superior dialogs offer; the guards judge the same lists when the action is sent.
-  const choiceReply = replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } }, chosen: { type: 'integer' } } });
+  const choiceReply = replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' } } } }, chosen: { type: 'integer' } } });
   fastify.get<{ Params: { id: number } }>(
     '/report/assignees/:id',
     {
@@ -174,7 +197,14 @@ export default async function reportRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: 'Unlock several reports; each is judged alone (the workflow action "unlock"): {unlocked: ids, refused: [{id, status, message}]}',
         body: BATCH_BODY,
-        response: objectReply,
+        response: replies({
+          type: 'object',
+          required: ['unlocked', 'refused'],
+          properties: {
+            unlocked: { type: 'array', items: { type: 'integer' } },
+            refused: { type: 'array', items: { type: 'object', required: ['id', 'status', 'message'], properties: { id: { type: 'integer' }, status: { type: 'string' }, message: { type: 'string' } } } },
+          },
+        }),
       },
     },
     async (request) => {
@@ -191,8 +221,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: "The exam's operation record (entities/reportOperationLog.json entries, newest first): exam and report operations",
         params: idParams,
-        // Entries are entities/reportOperationLog.json (tests validate them); see objectReply for why not a $ref.
-        response: replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } } } }),
+        response: replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: { $ref: 'entities/reportOperationLog.json' } } } }),
       },
     },
     async (request) => {

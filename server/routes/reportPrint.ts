@@ -23,7 +23,6 @@ import { assertMayPreview, getSignature, printSheet, saveSignature, signatureKey
 import type { PrintSignature } from '../../src/shared/generated/entities/printSignature';
 import { common, idParams } from '../lib/schemas';
 
-const objectReply = replies({ type: 'object', additionalProperties: true });
 
 export default async function reportPrintRoutes(fastify: FastifyInstance) {
   fastify.get<{ Params: { id: number } }>(
@@ -39,7 +38,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
         summary:
           "The printed sheet of the report of exam :id: {layout (entities/printLayout.json), report {id, reportState, version, printNumber, reportPrintState, hospitalName, canPrint}, values by print item, signatures {firstTrialDoctorName, retrialDoctorName: {name, active, image?}}}; REPORT301 when the report's hospital has no layout",
         params: idParams,
-        response: objectReply,
+        response: replies({ $ref: 'printSheet.json' }),
       },
     },
     async (request) => {
@@ -58,7 +57,14 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: 'Print several approved reports: the workflow action "print" on each, judged alone (its right, state and layout) → {printed: ids, refused: [{id, code, message}]}',
         body: BATCH_BODY,
-        response: objectReply,
+        response: replies({
+          type: 'object',
+          required: ['printed', 'refused'],
+          properties: {
+            printed: { type: 'array', items: { type: 'integer' } },
+            refused: { type: 'array', items: { type: 'object', required: ['id', 'code', 'message'], properties: { id: { type: 'integer' }, code: { type: 'string' }, message: { type: 'string' } } } },
+          },
+        }),
       },
     },
     async (request) => {

@@ -31,7 +31,11 @@ type Right = 'view' | 'add' | 'edit' | 'delete';
 
 const MODULE: Record<Scope, string> = { public: 'publicTemplate', private: 'privateTemplate' };
 const UNIQUE = { report_template_name_key: 'REPORT204' };
-const objectReply = replies({ type: 'object', additionalProperties: true });
+/** A template as the tree, detail and save answer it: its fields and its hospital's name. */
+const TEMPLATE = { allOf: [{ $ref: 'entities/template.json' }, { type: 'object', required: ['id'], properties: { hospitalName: { type: 'string' } } }] };
+const templateReply = replies(TEMPLATE);
+/** A class of the tree: its name and what it files. */
+const treeClass = (children: object) => ({ type: 'object', required: ['name', 'children'], properties: { name: { type: 'string' }, children: { type: 'array', items: children } } });
 const allKeys = (right: Right) => [`publicTemplate:${right}`, `privateTemplate:${right}`];
 
 function may(me: AuthContext, scope: Scope, right: Right): boolean {
@@ -81,7 +85,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
           required: ['scope'],
           properties: { scope: { $ref: 'codes/templateScope.json' }, hospitalId: common('id') },
         },
-        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+        response: replies({ type: 'array', items: treeClass(treeClass(TEMPLATE)) }),
       },
     },
     async (request) => {
@@ -153,7 +157,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
     '/template/detail/:id',
     {
       config: { permission: allKeys('view'), scoped: { resource: 'template', param: 'id' }, audit: 'none' },
-      schema: { tags: ['report'], summary: 'One template the caller may read', params: idParams, response: objectReply },
+      schema: { tags: ['report'], summary: 'One template the caller may read', params: idParams, response: templateReply },
     },
     async (request) => ok(await templateRow(fastify.db, request.params.id, caller(request))),
   );
@@ -166,7 +170,7 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: "Create (no id) or update a template: public ones for a hospital in scope (the caller's by default), private ones for the caller",
         body: { $ref: 'entities/template.json' },
-        response: objectReply,
+        response: templateReply,
       },
     },
     async (request) => {

@@ -27,7 +27,8 @@ export function OperationRecord({ examId, revision }: { examId: number; revision
     operationLogs(examId).then(
       (list) => {
         if (!live) return;
-        setRows(list);
+        // The columns are the declared row list's (RECORD), read generically by field name.
+        setRows(list as unknown as Array<Record<string, unknown>>);
         setFailed(false);
       },
       () => live && setFailed(true),

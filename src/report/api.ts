@@ -6,54 +6,40 @@
  * choices, templates and the work list the "next report" walks. No React here.
  */
 import { buildHeaders, buildUrl, apiBase, request } from '../services/request';
-import type { Report } from '../shared/generated/entities/report';
+import {
+  getReportAssigneesById,
+  getReportCentreDoctorsById,
+  getReportDetailById,
+  getReportLockStateById,
+  getReportLogsById,
+  getReportSuperiorsById,
+  getTemplateTree,
+  postReportListAll,
+  postReportListDone,
+  postReportListMine,
+  postReportListPrint,
+  postReportListReview,
+  postReportListWrite,
+  postTemplateSave,
+  type GetReportDetailByIdData,
+  type GetTemplateTreeData,
+  type PostReportSubmitByIdData,
+} from '../services/generated/report';
 import type { ReportAction } from '../shared/generated/entities/reportAction';
 import type { Template } from '../shared/generated/entities/template';
 
 export const REPORT_API = '/api/report/v1';
 
-/** The exam header detail carries (server/report/read.ts HEADER). */
-export interface ExamHeader {
-  id: number;
-  hospitalId?: number;
-  hospitalName?: string;
-  examCode?: string;
-  patientId?: string;
-  hisPatientName?: string;
-  sex?: number;
-  age?: number;
-  ageUnit?: number;
-  modality?: string;
-  deviceName?: string;
-  itemNames?: string;
-  examTime?: string;
-  examState?: number;
-  studyUID?: string;
-  imageStatus?: number;
-  hisDeptName?: string;
-  clinicalDiagnosis?: string;
-}
-
-/** GET report/detail/:id: the report's fields, how the caller works on it and what they may do now. */
-export type ReportDetail = Report & {
-  id: number;
-  version: number;
-  mode: 'own' | 'remote';
-  lockMine?: boolean;
-  actions: string[];
-  exam: ExamHeader;
-};
+/** GET report/detail/:id: the report's fields, how the caller works on it, what they may do now, its exam's header. */
+export type ReportDetail = GetReportDetailByIdData;
 
 export type ListKind = 'write' | 'review' | 'print' | 'done' | 'mine' | 'all';
 export type Model = 'report' | 'remote';
 
-export interface Choice {
-  id: number;
-  name: string;
-}
+export type Choice = Awaited<ReturnType<typeof getReportAssigneesById>>['list'][number];
 
 export function reportDetail(id: number): Promise<ReportDetail> {
-  return request<ReportDetail>(`${REPORT_API}/report/detail/${id}`);
+  return getReportDetailById(id);
 }
 
 /** A key per attempt: the same call retried (a lost reply) carries the same one. */
@@ -64,9 +50,11 @@ export function requestKey(): string {
 /**
  * Performs a workflow action; the reply is the report as detail answers it. `quiet`:
  * the caller shows refusals itself (the detail page words REPORT101/103/011 its own way).
+ * The action's name comes from the workflow table at run time, so its path is built
+ * here; every action's route answers the same (the generated PostReport<Action>ByIdData).
  */
-export function performAction(action: string, id: number, body: ReportAction, key = requestKey(), quiet = true): Promise<ReportDetail> {
-  return request<ReportDetail>(`${REPORT_API}/report/${action}/${id}`, { method: 'POST', body, headers: { 'Idempotency-Key': key }, quiet });
+export function performAction(action: string, id: number, body: ReportAction, key = requestKey(), quiet = true): Promise<PostReportSubmitByIdData> {
+  return request<PostReportSubmitByIdData>(`${REPORT_API}/report/${action}/${id}`, { method: 'POST', body, headers: { 'Idempotency-Key': key }, quiet });
 }
 
 /**
@@ -79,43 +67,47 @@ export function releaseOnLeave(id: number): void {
   void fetch(buildUrl(apiBase(), path), { method: 'POST', keepalive: true, headers: buildHeaders(path, { body: {} }, storage), body: '{}' }).catch(() => undefined);
 }
 
-export function lockState(id: number): Promise<Pick<ReportDetail, 'lockState' | 'lockedByName' | 'lockedById' | 'lockExpiresAt' | 'lockMine' | 'version'>> {
-  return request(`${REPORT_API}/report/lockState/${id}`, { quiet: true });
+export function lockState(id: number) {
+  return getReportLockStateById(id, { quiet: true });
 }
 
-export async function operationLogs(id: number): Promise<Array<Record<string, unknown>>> {
-  return (await request<{ list: Array<Record<string, unknown>> }>(`${REPORT_API}/report/logs/${id}`)).list ?? [];
+export async function operationLogs(id: number) {
+  return (await getReportLogsById(id)).list ?? [];
 }
 
 /** The doctors an action choosing doctors may name: the remote centre's for a lead's reassign, else the assignment's. */
 export async function assigneeChoices(id: number, action = 'assign'): Promise<Choice[]> {
-  const list = action === 'reassign' ? 'centreDoctors' : 'assignees';
-  return (await request<{ list: Choice[] }>(`${REPORT_API}/report/${list}/${id}`)).list ?? [];
+  return (await (action === 'reassign' ? getReportCentreDoctorsById : getReportAssigneesById)(id)).list ?? [];
 }
 
-export function superiorChoices(id: number): Promise<{ list: Choice[]; chosen?: number }> {
-  return request(`${REPORT_API}/report/superiors/${id}`);
+export function superiorChoices(id: number) {
+  return getReportSuperiorsById(id);
 }
 
 export type TemplateScope = Template['scope'];
-export type TemplateRow = Template & { id: number };
 /** GET template/tree: level 1 classes → level 2 classes → templates. */
-export type TemplateTree = Array<{ name: string; children: Array<{ name: string; children: TemplateRow[] }> }>;
+export type TemplateTree = GetTemplateTreeData;
+export type TemplateRow = TemplateTree[number]['children'][number]['children'][number];
 
 export async function templateTree(scope: TemplateScope): Promise<TemplateTree> {
-  return (await request<TemplateTree>(`${REPORT_API}/template/tree`, { query: { scope } })) ?? [];
+  return (await getTemplateTree({ scope })) ?? [];
 }
 
 export function saveTemplate(template: Template): Promise<TemplateRow> {
-  return request<TemplateRow>(`${REPORT_API}/template/save`, { method: 'POST', body: template });
+  return postTemplateSave(template);
 }
+
+const LISTS: Record<ListKind, typeof postReportListAll> = {
+  write: postReportListWrite,
+  review: postReportListReview,
+  print: postReportListPrint,
+  done: postReportListDone,
+  mine: postReportListMine,
+  all: postReportListAll,
+};
 
 /** One page of a work list in its default order (the list's own), ids only matter here. */
 export async function listPage(kind: ListKind, model: Model | undefined, page: number, pageSize: number): Promise<{ ids: number[]; total: number }> {
-  const reply = await request<{ list: Array<{ id: number }>; total: number }>(`${REPORT_API}/report/list/${kind}`, {
-    method: 'POST',
-    body: { ...(model ? { model } : {}), page, pageSize },
-    quiet: true,
-  });
-  return { ids: (reply.list ?? []).map((r) => r.id), total: reply.total ?? 0 };
+  const reply = await LISTS[kind]({ ...(model ? { model } : {}), page, pageSize }, { quiet: true });
+  return { ids: (reply.list ?? []).map((r) => r.id as number), total: reply.total ?? 0 };
 }

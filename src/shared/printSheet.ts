@@ -1,14 +1,14 @@
 /**
  * A printed report as data, pure (no React, no requests): the shape GET
- * /api/report/v1/print/layout/:id answers (PrintSheet, which the server builds with
- * this type), and the A4 sheet worked out from it in the language's words: the
- * heading, the header cells, the body paragraphs and the footer cells with the
+ * /api/report/v1/print/layout/:id answers (PrintSheet, schemas/printSheet.json), and
+ * the A4 sheet worked out from it in the language's words: the heading, the header cells, the body paragraphs and the footer cells with the
  * doctors' signatures, in the layout's order, its hidden items left out. The
  * /qualityControl preview feeds it sample values (sampleSheet).
  */
 import { valueWithUnit } from '../../locales';
 import type { Translate } from './schema/types';
 import type { PrintLayout } from './generated/entities/printLayout';
+import type { PrintSheet, Signature } from './generated/printSheet';
 import { formatTime } from './format';
 
 export type PrintItem = PrintLayout['fields'][number];
@@ -19,21 +19,9 @@ export type PrintGroup = PrintItem['group'];
 export const SIGNED_ITEMS = { firstTrialDoctorName: 'firstTrialSignature', retrialDoctorName: 'retrialSignature' } as const;
 export type SignedItem = keyof typeof SIGNED_ITEMS;
 
-export interface SheetSignature {
-  name: string | null;
-  /** The doctor's uploaded signature may print. */
-  active: boolean;
-  /** The picture (a data URL), when the layout signs this item with pictures and the signature is active. */
-  image?: string;
-}
-
-export interface PrintSheet {
-  layout: PrintLayout;
-  report: { id: number; reportState: number; version: number; printNumber: number; reportPrintState: number; hospitalName: string; canPrint: boolean };
-  /** By print item; age comes with ageUnit (codes/ageUnit.json), times as ISO strings. */
-  values: Partial<Record<PrintField | 'ageUnit', unknown>>;
-  signatures: Partial<Record<SignedItem, SheetSignature>>;
-}
+/** The sheet's data as its one schema declares it (schemas/printSheet.json); the server builds it and answers with it. */
+export type { PrintSheet };
+export type SheetSignature = Signature;
 
 export interface SheetCell {
   field: PrintField;

@@ -91,6 +91,7 @@ import entities_workCalendar from '../../../schemas/entities/workCalendar.json';
 import entities_workloadWeight from '../../../schemas/entities/workloadWeight.json';
 import limits from '../../../schemas/limits.json';
 import matchingPolicy from '../../../schemas/matchingPolicy.json';
+import printSheet from '../../../schemas/printSheet.json';
 import reply from '../../../schemas/reply.json';
 import stats_business from '../../../schemas/stats/business.json';
 import stats_businessps from '../../../schemas/stats/businessps.json';
@@ -234,6 +235,7 @@ export const schemaFiles: unknown[] = [
   entities_workloadWeight,
   limits,
   matchingPolicy,
+  printSheet,
   reply,
   workflow,
 ];
