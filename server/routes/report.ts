@@ -71,7 +71,23 @@ const DETAIL = {
 };
 /** How the lock stands: the detail's lock fields and its version. */
 const LOCK_STATE = pick('entities/report.json', ['lockState', 'lockedByName', 'lockedById', 'lockExpiresAt', 'version'], { required: ['version'], extra: { lockMine: { type: 'boolean' } } });
-const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
+/** A work list's page: rows of entities/reportRow.json, each with the actions the caller may take on it now. */
+const listReply = replies({
+  type: 'object',
+  required: ['list', 'total'],
+  properties: {
+    list: {
+      type: 'array',
+      items: {
+        allOf: [
+          { $ref: 'entities/reportRow.json' },
+          { type: 'object', required: ['id', 'actions'], properties: { actions: { type: 'array', items: { type: 'string' }, description: 'The workflow actions the caller may take now' } } },
+        ],
+      },
+    },
+    total: { type: 'integer' },
+  },
+});
 
 /** Viewing a report needs the view right of the module the caller works on it in (own: report, sent to the caller: remote; an assignee: myReport). */
 function assertSees(report: ReportRow, me: AuthContext, right: 'view' | 'operationRecord'): void {

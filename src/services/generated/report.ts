@@ -7,6 +7,7 @@ import type { PrintSignature as EntitiesPrintSignature } from '../../shared/gene
 import type { Report as EntitiesReport } from '../../shared/generated/entities/report';
 import type { ReportAction as EntitiesReportAction } from '../../shared/generated/entities/reportAction';
 import type { ReportOperationLog as EntitiesReportOperationLog } from '../../shared/generated/entities/reportOperationLog';
+import type { ReportRow as EntitiesReportRow } from '../../shared/generated/entities/reportRow';
 import type { Template as EntitiesTemplate } from '../../shared/generated/entities/template';
 import type { PrintSheet as PrintSheet } from '../../shared/generated/printSheet';
 import type { Workflow as Workflow } from '../../shared/generated/workflow';
@@ -112,28 +113,28 @@ export function postPrintSignatureSave(body: PostPrintSignatureSaveBody, options
 }
 
 export type PostRemoteListAllBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
-export type PostRemoteListAllData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostRemoteListAllData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/all: The remote centre: All reports in the data scope (and those sent to my hospital) (paged, sorted, filtered) */
 export function postRemoteListAll(body: PostRemoteListAllBody, options: CallOptions = {}): Promise<PostRemoteListAllData> {
   return request<PostRemoteListAllData>(`/api/report/v1/remote/list/all`, { ...options, method: "POST", body });
 }
 
 export type PostRemoteListDoneBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
-export type PostRemoteListDoneData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostRemoteListDoneData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/done: The remote centre: Reports done: approved (paged, sorted, filtered) */
 export function postRemoteListDone(body: PostRemoteListDoneBody, options: CallOptions = {}): Promise<PostRemoteListDoneData> {
   return request<PostRemoteListDoneData>(`/api/report/v1/remote/list/done`, { ...options, method: "POST", body });
 }
 
 export type PostRemoteListReviewBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
-export type PostRemoteListReviewData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostRemoteListReviewData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/review: The remote centre: Reports to review: pending review, pending recheck, recheck rejected (paged, sorted, filtered) */
 export function postRemoteListReview(body: PostRemoteListReviewBody, options: CallOptions = {}): Promise<PostRemoteListReviewData> {
   return request<PostRemoteListReviewData>(`/api/report/v1/remote/list/review`, { ...options, method: "POST", body });
 }
 
 export type PostRemoteListWriteBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
-export type PostRemoteListWriteData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostRemoteListWriteData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/write: The remote centre: Reports to write: examined exams whose report is unwritten, a draft, rejected, returned or withdrawn (paged, sorted, filtered) */
 export function postRemoteListWrite(body: PostRemoteListWriteBody, options: CallOptions = {}): Promise<PostRemoteListWriteData> {
   return request<PostRemoteListWriteData>(`/api/report/v1/remote/list/write`, { ...options, method: "POST", body });
@@ -192,42 +193,42 @@ export function getReportDue(options: CallOptions = {}): Promise<GetReportDueDat
 }
 
 export type PostReportListAllBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
-export type PostReportListAllData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostReportListAllData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/all: All reports in the data scope (and those sent to my hospital) (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListAll(body: PostReportListAllBody, options: CallOptions = {}): Promise<PostReportListAllData> {
   return request<PostReportListAllData>(`/api/report/v1/report/list/all`, { ...options, method: "POST", body });
 }
 
 export type PostReportListDoneBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
-export type PostReportListDoneData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostReportListDoneData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/done: Reports done: approved (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListDone(body: PostReportListDoneBody, options: CallOptions = {}): Promise<PostReportListDoneData> {
   return request<PostReportListDoneData>(`/api/report/v1/report/list/done`, { ...options, method: "POST", body });
 }
 
 export type PostReportListMineBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
-export type PostReportListMineData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostReportListMineData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/mine: My reports: assigned to me, written, reviewed or rechecked by me (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListMine(body: PostReportListMineBody, options: CallOptions = {}): Promise<PostReportListMineData> {
   return request<PostReportListMineData>(`/api/report/v1/report/list/mine`, { ...options, method: "POST", body });
 }
 
 export type PostReportListPrintBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
-export type PostReportListPrintData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostReportListPrintData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/print: Reports to print: approved (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListPrint(body: PostReportListPrintBody, options: CallOptions = {}): Promise<PostReportListPrintData> {
   return request<PostReportListPrintData>(`/api/report/v1/report/list/print`, { ...options, method: "POST", body });
 }
 
 export type PostReportListReviewBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
-export type PostReportListReviewData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostReportListReviewData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/review: Reports to review: pending review, pending recheck, recheck rejected (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListReview(body: PostReportListReviewBody, options: CallOptions = {}): Promise<PostReportListReviewData> {
   return request<PostReportListReviewData>(`/api/report/v1/report/list/review`, { ...options, method: "POST", body });
 }
 
 export type PostReportListWriteBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
-export type PostReportListWriteData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostReportListWriteData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/write: Reports to write: examined exams whose report is unwritten, a draft, rejected, returned or withdrawn (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListWrite(body: PostReportListWriteBody, options: CallOptions = {}): Promise<PostReportListWriteData> {
   return request<PostReportListWriteData>(`/api/report/v1/report/list/write`, { ...options, method: "POST", body });

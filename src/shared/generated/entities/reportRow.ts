@@ -45,6 +45,10 @@ export interface ReportRow {
    * The exam's id, which is also the report's.
    */
   id?: number;
+  /**
+   * The exam's id again (the same as id), as rows of the other exam lists name it.
+   */
+  examId?: number;
   hospitalId?: number;
   hospitalName?: string;
   /**
