@@ -238,14 +238,29 @@ export function allowedActions<Row, Input extends BaseInput, C extends EngineCon
   }
 
   function judge(): string[] {
-    return Object.entries(adapter.workflow.actions)
-      .filter(([name, action]) => {
-        if (!transitionFrom(action, state) || !permittedBy(adapter, action, row, me)) return false;
-        ctx ??= adapter.context({ q: undefined as unknown as Queryable, me, row, input: {} as Input, name, action, now: clock.now(), set: {}, after: [], log: {} }, true);
-        return passesRowGuards(adapter, { ...ctx, name, action });
-      })
-      .map(([name]) => name);
+    const allowed: string[] = [];
+    for (const [name, action] of actionsFrom(adapter.workflow, state)) {
+      if (!permittedBy(adapter, action, row, me)) continue;
+      ctx ??= adapter.context({ q: undefined as unknown as Queryable, me, row, input: {} as Input, name, action, now: clock.now(), set: {}, after: [], log: {} }, true);
+      // One context for the row, pointed at each action in turn: the guards judging here are
+      // synchronous and keep nothing, and a copy per action was most of what a list row cost.
+      ctx.name = name;
+      ctx.action = action;
+      if (passesRowGuards(adapter, ctx)) allowed.push(name);
+    }
+    return allowed;
   }
+}
+
+/** Per workflow table, the actions that start from each state, in the table's order (read for every row of every list). */
+const startingActions = new WeakMap<Workflow, Map<number, Array<[string, WorkflowAction]>>>();
+
+function actionsFrom(workflow: Workflow, state: number): Array<[string, WorkflowAction]> {
+  let byState = startingActions.get(workflow);
+  if (!byState) startingActions.set(workflow, (byState = new Map()));
+  let list = byState.get(state);
+  if (!list) byState.set(state, (list = Object.entries(workflow.actions).filter(([, action]) => transitionFrom(action, state))));
+  return list;
 }
 
 /** Whether every guard of the action that judges only the stored row passes (an AppError refuses). */
