@@ -27,7 +27,7 @@ export function getCrisisValueDetailById(id: number, options: CallOptions = {}):
   return request<GetCrisisValueDetailByIdData>(`/api/report/v1/crisisValue/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostCrisisValueListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostCrisisValueListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostCrisisValueListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/report/v1/crisisValue/list: List crisisValue (paged, sorted, filtered, within the data scope) */
 export function postCrisisValueList(body: PostCrisisValueListBody, options: CallOptions = {}): Promise<PostCrisisValueListData> {
@@ -47,7 +47,7 @@ export function getPrintLayoutById(id: number, options: CallOptions = {}): Promi
   return request<GetPrintLayoutByIdData>(`/api/report/v1/print/layout/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostPrintLayoutDeleteByIdData = (null) | null;
+export type PostPrintLayoutDeleteByIdData = null;
 /** POST /api/report/v1/printLayout/delete/{id}: Delete printLayout */
 export function postPrintLayoutDeleteById(id: number, options: CallOptions = {}): Promise<PostPrintLayoutDeleteByIdData> {
   return request<PostPrintLayoutDeleteByIdData>(`/api/report/v1/printLayout/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -59,7 +59,7 @@ export function getPrintLayoutDetailById(id: number, options: CallOptions = {}):
   return request<GetPrintLayoutDetailByIdData>(`/api/report/v1/printLayout/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostPrintLayoutListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostPrintLayoutListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostPrintLayoutListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/report/v1/printLayout/list: List printLayout (paged, sorted, filtered, within the data scope) */
 export function postPrintLayoutList(body: PostPrintLayoutListBody, options: CallOptions = {}): Promise<PostPrintLayoutListData> {
@@ -72,7 +72,7 @@ export function getPrintLayoutMapping(options: CallOptions = {}): Promise<GetPri
   return request<GetPrintLayoutMappingData>(`/api/report/v1/printLayout/mapping`, { ...options, method: "GET" });
 }
 
-export type PostPrintLayoutMappingBody = { hospitalId: number; layoutId: (number | (null) | null); };
+export type PostPrintLayoutMappingBody = { hospitalId: number; layoutId: (number | null); };
 export type PostPrintLayoutMappingData = { list?: Array<{ hospitalId?: number; hospitalCode?: string; hospitalName?: string; layoutId?: number; layoutName?: string; }>; };
 /** POST /api/report/v1/printLayout/mapping: Set the layout a hospital of the caller's scope prints with (layoutId null: none, printing then refuses) */
 export function postPrintLayoutMapping(body: PostPrintLayoutMappingBody, options: CallOptions = {}): Promise<PostPrintLayoutMappingData> {
@@ -98,7 +98,7 @@ export function getPrintSignatureDetailById(id: number, options: CallOptions = {
   return request<GetPrintSignatureDetailByIdData>(`/api/report/v1/printSignature/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostPrintSignatureListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostPrintSignatureListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostPrintSignatureListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/report/v1/printSignature/list: List printSignature (paged, sorted, filtered, within the data scope) */
 export function postPrintSignatureList(body: PostPrintSignatureListBody, options: CallOptions = {}): Promise<PostPrintSignatureListData> {
@@ -112,28 +112,28 @@ export function postPrintSignatureSave(body: PostPrintSignatureSaveBody, options
   return request<PostPrintSignatureSaveData>(`/api/report/v1/printSignature/save`, { ...options, method: "POST", body });
 }
 
-export type PostRemoteListAllBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostRemoteListAllBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostRemoteListAllData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/all: The remote centre: All reports in the data scope (and those sent to my hospital) (paged, sorted, filtered) */
 export function postRemoteListAll(body: PostRemoteListAllBody, options: CallOptions = {}): Promise<PostRemoteListAllData> {
   return request<PostRemoteListAllData>(`/api/report/v1/remote/list/all`, { ...options, method: "POST", body });
 }
 
-export type PostRemoteListDoneBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostRemoteListDoneBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostRemoteListDoneData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/done: The remote centre: Reports done: approved (paged, sorted, filtered) */
 export function postRemoteListDone(body: PostRemoteListDoneBody, options: CallOptions = {}): Promise<PostRemoteListDoneData> {
   return request<PostRemoteListDoneData>(`/api/report/v1/remote/list/done`, { ...options, method: "POST", body });
 }
 
-export type PostRemoteListReviewBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostRemoteListReviewBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostRemoteListReviewData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/review: The remote centre: Reports to review: pending review, pending recheck, recheck rejected (paged, sorted, filtered) */
 export function postRemoteListReview(body: PostRemoteListReviewBody, options: CallOptions = {}): Promise<PostRemoteListReviewData> {
   return request<PostRemoteListReviewData>(`/api/report/v1/remote/list/review`, { ...options, method: "POST", body });
 }
 
-export type PostRemoteListWriteBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostRemoteListWriteBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostRemoteListWriteData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/remote/list/write: The remote centre: Reports to write: examined exams whose report is unwritten, a draft, rejected, returned or withdrawn (paged, sorted, filtered) */
 export function postRemoteListWrite(body: PostRemoteListWriteBody, options: CallOptions = {}): Promise<PostRemoteListWriteData> {
@@ -192,42 +192,42 @@ export function getReportDue(options: CallOptions = {}): Promise<GetReportDueDat
   return request<GetReportDueData>(`/api/report/v1/report/due`, { ...options, method: "GET" });
 }
 
-export type PostReportListAllBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
+export type PostReportListAllBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; model?: ("report" | "remote"); };
 export type PostReportListAllData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/all: All reports in the data scope (and those sent to my hospital) (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListAll(body: PostReportListAllBody, options: CallOptions = {}): Promise<PostReportListAllData> {
   return request<PostReportListAllData>(`/api/report/v1/report/list/all`, { ...options, method: "POST", body });
 }
 
-export type PostReportListDoneBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
+export type PostReportListDoneBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; model?: ("report" | "remote"); };
 export type PostReportListDoneData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/done: Reports done: approved (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListDone(body: PostReportListDoneBody, options: CallOptions = {}): Promise<PostReportListDoneData> {
   return request<PostReportListDoneData>(`/api/report/v1/report/list/done`, { ...options, method: "POST", body });
 }
 
-export type PostReportListMineBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
+export type PostReportListMineBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; model?: ("report" | "remote"); };
 export type PostReportListMineData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/mine: My reports: assigned to me, written, reviewed or rechecked by me (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListMine(body: PostReportListMineBody, options: CallOptions = {}): Promise<PostReportListMineData> {
   return request<PostReportListMineData>(`/api/report/v1/report/list/mine`, { ...options, method: "POST", body });
 }
 
-export type PostReportListPrintBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
+export type PostReportListPrintBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; model?: ("report" | "remote"); };
 export type PostReportListPrintData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/print: Reports to print: approved (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListPrint(body: PostReportListPrintBody, options: CallOptions = {}): Promise<PostReportListPrintData> {
   return request<PostReportListPrintData>(`/api/report/v1/report/list/print`, { ...options, method: "POST", body });
 }
 
-export type PostReportListReviewBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
+export type PostReportListReviewBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; model?: ("report" | "remote"); };
 export type PostReportListReviewData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/review: Reports to review: pending review, pending recheck, recheck rejected (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListReview(body: PostReportListReviewBody, options: CallOptions = {}): Promise<PostReportListReviewData> {
   return request<PostReportListReviewData>(`/api/report/v1/report/list/review`, { ...options, method: "POST", body });
 }
 
-export type PostReportListWriteBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; model?: ("report" | "remote"); };
+export type PostReportListWriteBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; model?: ("report" | "remote"); };
 export type PostReportListWriteData = { list: Array<(EntitiesReportRow & { actions: Array<string>; })>; total: number; };
 /** POST /api/report/v1/report/list/write: Reports to write: examined exams whose report is unwritten, a draft, rejected, returned or withdrawn (paged, sorted, filtered, within the data scope; model remote: the remote centre's) */
 export function postReportListWrite(body: PostReportListWriteBody, options: CallOptions = {}): Promise<PostReportListWriteData> {
@@ -412,7 +412,7 @@ export function postTemplateClassRename(body: PostTemplateClassRenameBody, optio
   return request<PostTemplateClassRenameData>(`/api/report/v1/template/class/rename`, { ...options, method: "POST", body });
 }
 
-export type PostTemplateDeleteByIdData = (null) | null;
+export type PostTemplateDeleteByIdData = null;
 /** POST /api/report/v1/template/delete/{id}: Delete a template */
 export function postTemplateDeleteById(id: number, options: CallOptions = {}): Promise<PostTemplateDeleteByIdData> {
   return request<PostTemplateDeleteByIdData>(`/api/report/v1/template/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -424,7 +424,7 @@ export function getTemplateDetailById(id: number, options: CallOptions = {}): Pr
   return request<GetTemplateDetailByIdData>(`/api/report/v1/template/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostTemplateListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostTemplateListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostTemplateListData = { list?: Array<Record<string, unknown>>; total?: number; };
 /** POST /api/report/v1/template/list: Templates the caller may read (public ones in scope, their own private ones), paged and filtered (scope, hospitalId, classes, name) */
 export function postTemplateList(body: PostTemplateListBody, options: CallOptions = {}): Promise<PostTemplateListData> {

@@ -9,7 +9,7 @@ import type { ScheduleRule as EntitiesScheduleRule } from '../../shared/generate
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostDeviceDeleteByIdData = (null) | null;
+export type PostDeviceDeleteByIdData = null;
 /** POST /api/ris/v1/device/delete/{id}: Delete device */
 export function postDeviceDeleteById(id: number, options: CallOptions = {}): Promise<PostDeviceDeleteByIdData> {
   return request<PostDeviceDeleteByIdData>(`/api/ris/v1/device/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -21,14 +21,14 @@ export function getDeviceDetailById(id: number, options: CallOptions = {}): Prom
   return request<GetDeviceDetailByIdData>(`/api/ris/v1/device/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostDeviceListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostDeviceListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostDeviceListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/device/list: List device (paged, sorted, filtered, within the data scope) */
 export function postDeviceList(body: PostDeviceListBody, options: CallOptions = {}): Promise<PostDeviceListData> {
   return request<PostDeviceListData>(`/api/ris/v1/device/list`, { ...options, method: "POST", body });
 }
 
-export type GetDeviceOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); departmentId?: (number | ("null")); port?: (number | ("null")); state?: (number | ("null")); sendTarget?: (boolean | ("null")); defaultCharset?: (string | ("null")); };
+export type GetDeviceOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); departmentId?: (number | "null"); port?: (number | "null"); state?: (number | "null"); sendTarget?: (boolean | "null"); defaultCharset?: (string | "null"); };
 export type GetDeviceOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/device/options: device as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getDeviceOptions(query?: GetDeviceOptionsQuery, options: CallOptions = {}): Promise<GetDeviceOptionsData> {
@@ -48,7 +48,7 @@ export function postExamCheckinById(id: number, options: CallOptions = {}): Prom
   return request<PostExamCheckinByIdData>(`/api/ris/v1/exam/checkin/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
 }
 
-export type PostExamDeleteByIdData = (null) | null;
+export type PostExamDeleteByIdData = null;
 /** POST /api/ris/v1/exam/delete/{id}: Delete exam */
 export function postExamDeleteById(id: number, options: CallOptions = {}): Promise<PostExamDeleteByIdData> {
   return request<PostExamDeleteByIdData>(`/api/ris/v1/exam/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -60,7 +60,7 @@ export function getExamDetailById(id: number, options: CallOptions = {}): Promis
   return request<GetExamDetailByIdData>(`/api/ris/v1/exam/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExamExportBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamExportBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamExportData = { id?: number; state?: string; };
 /** POST /api/ris/v1/exam/export: Queue an export of the exam list for its filters (createdAt required, at most 31 days); answers the job id at once */
 export function postExamExport(body: PostExamExportBody, options: CallOptions = {}): Promise<PostExamExportData> {
@@ -80,7 +80,7 @@ export function getExamHistory(query: GetExamHistoryQuery, options: CallOptions 
   return request<GetExamHistoryData>(`/api/ris/v1/exam/history`, { ...options, method: "GET", query });
 }
 
-export type PostExamListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/exam/list: List exam (paged, sorted, filtered, within the data scope) */
 export function postExamList(body: PostExamListBody, options: CallOptions = {}): Promise<PostExamListData> {
@@ -114,7 +114,7 @@ export function postExamSave(body: PostExamSaveBody, options: CallOptions = {}):
 }
 
 export type PostExamSendBody = { examId: number; destinationId: number; };
-export type PostExamSendData = { started?: boolean; status?: { id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: string | null; userName?: string | null; createdAt?: string; finishedAt?: string | null; }; };
+export type PostExamSendData = { started?: boolean; status?: { id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: (string | null); userName?: (string | null); createdAt?: string; finishedAt?: (string | null); }; };
 /** POST /api/ris/v1/exam/send: Send the exam's images to a destination (a send target of its hospital or one serving it; PACS530 otherwise, PACS100 without images). A send to that destination still running is answered with its status (started false); after success or failure this is a resend. */
 export function postExamSend(body: PostExamSendBody, options: CallOptions = {}): Promise<PostExamSendData> {
   return request<PostExamSendData>(`/api/ris/v1/exam/send`, { ...options, method: "POST", body });
@@ -132,14 +132,14 @@ export function getExamSendDetailById(id: number, options: CallOptions = {}): Pr
   return request<GetExamSendDetailByIdData>(`/api/ris/v1/exam/send/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExamSendListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamSendListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamSendListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/exam/send/list: List exam/send (paged, sorted, filtered, within the data scope) */
 export function postExamSendList(body: PostExamSendListBody, options: CallOptions = {}): Promise<PostExamSendListData> {
   return request<PostExamSendListData>(`/api/ris/v1/exam/send/list`, { ...options, method: "POST", body });
 }
 
-export type GetExamSendStatusByExamIdData = { list?: Array<{ id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: string | null; userName?: string | null; createdAt?: string; finishedAt?: string | null; }>; };
+export type GetExamSendStatusByExamIdData = { list?: Array<{ id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: (string | null); userName?: (string | null); createdAt?: string; finishedAt?: (string | null); }>; };
 /** GET /api/ris/v1/exam/send/status/{examId}: The exam's sends, the newest per destination first: state, instances done and failed of the total, attempts, the last error */
 export function getExamSendStatusByExamId(examId: number, options: CallOptions = {}): Promise<GetExamSendStatusByExamIdData> {
   return request<GetExamSendStatusByExamIdData>(`/api/ris/v1/exam/send/status/${encodeURIComponent(String(examId))}`, { ...options, method: "GET" });
@@ -176,7 +176,7 @@ export function getExamStudiesById(id: number, options: CallOptions = {}): Promi
   return request<GetExamStudiesByIdData>(`/api/ris/v1/exam/${encodeURIComponent(String(id))}/studies`, { ...options, method: "GET" });
 }
 
-export type PostExamItemDeleteByIdData = (null) | null;
+export type PostExamItemDeleteByIdData = null;
 /** POST /api/ris/v1/examItem/delete/{id}: Delete examItem */
 export function postExamItemDeleteById(id: number, options: CallOptions = {}): Promise<PostExamItemDeleteByIdData> {
   return request<PostExamItemDeleteByIdData>(`/api/ris/v1/examItem/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -188,14 +188,14 @@ export function getExamItemDetailById(id: number, options: CallOptions = {}): Pr
   return request<GetExamItemDetailByIdData>(`/api/ris/v1/examItem/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExamItemListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamItemListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamItemListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/examItem/list: List examItem (paged, sorted, filtered, within the data scope) */
 export function postExamItemList(body: PostExamItemListBody, options: CallOptions = {}): Promise<PostExamItemListData> {
   return request<PostExamItemListData>(`/api/ris/v1/examItem/list`, { ...options, method: "POST", body });
 }
 
-export type GetExamItemOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); bodyId?: (number | ("null")); organId?: (number | ("null")); price?: (number | ("null")); };
+export type GetExamItemOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); bodyId?: (number | "null"); organId?: (number | "null"); price?: (number | "null"); };
 export type GetExamItemOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/examItem/options: examItem as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getExamItemOptions(query?: GetExamItemOptionsQuery, options: CallOptions = {}): Promise<GetExamItemOptionsData> {
@@ -215,7 +215,7 @@ export function getExportList(options: CallOptions = {}): Promise<GetExportListD
   return request<GetExportListData>(`/api/ris/v1/export/list`, { ...options, method: "GET" });
 }
 
-export type PostOrganDeleteByIdData = (null) | null;
+export type PostOrganDeleteByIdData = null;
 /** POST /api/ris/v1/organ/delete/{id}: Delete organ */
 export function postOrganDeleteById(id: number, options: CallOptions = {}): Promise<PostOrganDeleteByIdData> {
   return request<PostOrganDeleteByIdData>(`/api/ris/v1/organ/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -227,14 +227,14 @@ export function getOrganDetailById(id: number, options: CallOptions = {}): Promi
   return request<GetOrganDetailByIdData>(`/api/ris/v1/organ/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostOrganListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostOrganListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostOrganListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/organ/list: List organ (paged, sorted, filtered, within the data scope) */
 export function postOrganList(body: PostOrganListBody, options: CallOptions = {}): Promise<PostOrganListData> {
   return request<PostOrganListData>(`/api/ris/v1/organ/list`, { ...options, method: "POST", body });
 }
 
-export type GetOrganOptionsQuery = { id?: (number | ("null")); parentId?: (number | ("null")); sort?: (number | ("null")); };
+export type GetOrganOptionsQuery = { id?: (number | "null"); parentId?: (number | "null"); sort?: (number | "null"); };
 export type GetOrganOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/organ/options: organ as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getOrganOptions(query?: GetOrganOptionsQuery, options: CallOptions = {}): Promise<GetOrganOptionsData> {
@@ -282,7 +282,7 @@ export function getScheduleSlots(query: GetScheduleSlotsQuery, options: CallOpti
   return request<GetScheduleSlotsData>(`/api/ris/v1/schedule/slots`, { ...options, method: "GET", query });
 }
 
-export type PostScheduleRuleDeleteByIdData = (null) | null;
+export type PostScheduleRuleDeleteByIdData = null;
 /** POST /api/ris/v1/scheduleRule/delete/{id}: Delete scheduleRule */
 export function postScheduleRuleDeleteById(id: number, options: CallOptions = {}): Promise<PostScheduleRuleDeleteByIdData> {
   return request<PostScheduleRuleDeleteByIdData>(`/api/ris/v1/scheduleRule/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -294,14 +294,14 @@ export function getScheduleRuleDetailById(id: number, options: CallOptions = {})
   return request<GetScheduleRuleDetailByIdData>(`/api/ris/v1/scheduleRule/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostScheduleRuleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostScheduleRuleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostScheduleRuleListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/scheduleRule/list: List scheduleRule (paged, sorted, filtered, within the data scope) */
 export function postScheduleRuleList(body: PostScheduleRuleListBody, options: CallOptions = {}): Promise<PostScheduleRuleListData> {
   return request<PostScheduleRuleListData>(`/api/ris/v1/scheduleRule/list`, { ...options, method: "POST", body });
 }
 
-export type GetScheduleRuleOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); deviceId?: (number | ("null")); weekdays?: (number | ("null")); slotMinutes?: (number | ("null")); capacity?: (number | ("null")); enabled?: (boolean | ("null")); };
+export type GetScheduleRuleOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); deviceId?: (number | "null"); weekdays?: (number | "null"); slotMinutes?: (number | "null"); capacity?: (number | "null"); enabled?: (boolean | "null"); };
 export type GetScheduleRuleOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/scheduleRule/options: scheduleRule as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getScheduleRuleOptions(query?: GetScheduleRuleOptionsQuery, options: CallOptions = {}): Promise<GetScheduleRuleOptionsData> {

@@ -4,7 +4,7 @@ import { request, type RequestOptions } from '../request';
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostBusinessCodeSmsByMobileBody = { purpose?: ("login" | "reset" | "password"); captchaKey?: string; captchaCode?: string; } | null;
+export type PostBusinessCodeSmsByMobileBody = ({ purpose?: ("login" | "reset" | "password"); captchaKey?: string; captchaCode?: string; } | null);
 export type PostBusinessCodeSmsByMobileData = { expiresIn?: number; resendAfter?: number; };
 /** POST /api/uaa/v1/business-code/sms/{mobile}: Send a 6-digit SMS code (5 minutes, single use; limited per mobile and per IP) */
 export function postBusinessCodeSmsByMobile(mobile: string, body: PostBusinessCodeSmsByMobileBody, options: CallOptions = {}): Promise<PostBusinessCodeSmsByMobileData> {
@@ -31,33 +31,34 @@ export function postHospitalChange(body: PostHospitalChangeBody, options: CallOp
   return request<PostHospitalChangeData>(`/api/uaa/v1/hospital/change`, { ...options, method: "POST", body });
 }
 
-export type PostLoginData = { token?: string; rememberMe?: boolean; passwordWeak?: boolean; passwordExpired?: boolean; hospitalId?: number | null; hospitals?: Array<{ id?: number; name?: string; }>; };
+export type PostLoginForm = { loginType: ("password" | "sms"); mobile: string; password?: string; smsCode?: string; captchaKey?: string; captchaCode?: string; hospitalId?: number; rememberMe?: boolean; };
+export type PostLoginData = { token?: string; rememberMe?: boolean; passwordWeak?: boolean; passwordExpired?: boolean; hospitalId?: (number | null); hospitals?: Array<{ id?: number; name?: string; }>; };
 /** POST /api/uaa/v1/login: Log in with a password or an SMS code (form-encoded; secrets base64) */
-export function postLogin(options: CallOptions = {}): Promise<PostLoginData> {
-  return request<PostLoginData>(`/api/uaa/v1/login`, { ...options, method: "POST" });
+export function postLogin(form: PostLoginForm, options: CallOptions = {}): Promise<PostLoginData> {
+  return request<PostLoginData>(`/api/uaa/v1/login`, { ...options, method: "POST", form });
 }
 
-export type PostLogoutData = (null) | null;
+export type PostLogoutData = null;
 /** POST /api/uaa/v1/logout: Revoke the current token */
 export function postLogout(options: CallOptions = {}): Promise<PostLogoutData> {
   return request<PostLogoutData>(`/api/uaa/v1/logout`, { ...options, method: "POST" });
 }
 
-export type GetPasswordExpiryData = { expired?: boolean; weak?: boolean; expiresAt?: string | null; daysLeft?: number | null; };
+export type GetPasswordExpiryData = { expired?: boolean; weak?: boolean; expiresAt?: (string | null); daysLeft?: (number | null); };
 /** GET /api/uaa/v1/password/expiry: Whether the password has expired or is weak */
 export function getPasswordExpiry(options: CallOptions = {}): Promise<GetPasswordExpiryData> {
   return request<GetPasswordExpiryData>(`/api/uaa/v1/password/expiry`, { ...options, method: "GET" });
 }
 
 export type PostPasswordResetBody = { mobile: string; smsCode: string; newPassword: string; confirmPassword: string; };
-export type PostPasswordResetData = (null) | null;
+export type PostPasswordResetData = null;
 /** POST /api/uaa/v1/password/reset: Reset a forgotten password with an SMS code (purpose "reset") */
 export function postPasswordReset(body: PostPasswordResetBody, options: CallOptions = {}): Promise<PostPasswordResetData> {
   return request<PostPasswordResetData>(`/api/uaa/v1/password/reset`, { ...options, method: "POST", body });
 }
 
 export type PostPasswordUpdateBody = { oldPassword: string; newPassword: string; confirmPassword: string; };
-export type PostPasswordUpdateData = (null) | null;
+export type PostPasswordUpdateData = null;
 /** POST /api/uaa/v1/password/update: Change the password (old must match; all sessions end) */
 export function postPasswordUpdate(body: PostPasswordUpdateBody, options: CallOptions = {}): Promise<PostPasswordUpdateData> {
   return request<PostPasswordUpdateData>(`/api/uaa/v1/password/update`, { ...options, method: "POST", body });
