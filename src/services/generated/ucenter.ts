@@ -108,7 +108,7 @@ export function postOrgSave(body: PostOrgSaveBody, options: CallOptions = {}): P
   return request<PostOrgSaveData>(`/api/ucenter/v1/org/save`, { ...options, method: "POST", body });
 }
 
-export type GetPermissionTreeData = Record<string, unknown>;
+export type GetPermissionTreeData = { groups: Array<{ key: string; modules: Array<string>; }>; modules: Record<string, Array<string>>; };
 /** GET /api/ucenter/v1/permission/tree: The function-permission tree (groups → modules → actions) */
 export function getPermissionTree(options: CallOptions = {}): Promise<GetPermissionTreeData> {
   return request<GetPermissionTreeData>(`/api/ucenter/v1/permission/tree`, { ...options, method: "GET" });
