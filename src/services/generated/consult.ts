@@ -83,7 +83,7 @@ export function postConsultationReportPrintedById(id: number, options: CallOptio
   return request<PostConsultationReportPrintedByIdData>(`/api/consult/v1/consultation/${encodeURIComponent(String(id))}/report/printed`, { ...options, method: "POST" });
 }
 
-export type GetCountsData = { applied?: number; worklist?: number; toReview?: number; notices?: number; };
+export type GetCountsData = { applied: number; worklist: number; toReview: number; notices: number; };
 /** GET /api/consult/v1/counts: Counts: my applications, my worklist, waiting for my review, my unread notices */
 export function getCounts(options: CallOptions = {}): Promise<GetCountsData> {
   return request<GetCountsData>(`/api/consult/v1/counts`, { ...options, method: "GET" });
