@@ -81,6 +81,50 @@ const camel = (words: string[]) => words.map((w, i) => (i ? w[0].toUpperCase() +
 const ident = (s: string) => s.replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''));
 const key = (k: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k));
 
+/** Types joined by `sep`, in parentheses when there are several. */
+const parenthesised = (parts: string[], sep: string) => (parts.length > 1 ? `(${parts.join(sep)})` : parts[0]);
+/**
+ * A union of `parts` (null added when `nullable`), each alternative once and a nested
+ * union's members lifted into it, so a nullable `null` or `A | null` reads `null`, `(A | null)`.
+ */
+function alternatives(parts: string[], nullable: boolean): string {
+  const members = parts.flatMap((p) => (p.startsWith('(') && closing(p) === p.length - 1 ? topLevel(p.slice(1, -1)) : [p]));
+  return parenthesised([...new Set([...members, ...(nullable ? ['null'] : [])])], ' | ');
+}
+/** Each character of `text` outside string literals with the bracket depth before it. */
+function* scan(text: string): Generator<{ i: number; c: string; depth: number }> {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      // A JSON-quoted literal ("a(b"): its brackets and bars are text.
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      continue;
+    }
+    if (')>}]'.includes(c)) depth--;
+    yield { i, c, depth };
+    if ('(<{['.includes(c)) depth++;
+  }
+}
+/** Where the bracket opening `text` closes. */
+function closing(text: string): number {
+  for (const { i, c, depth } of scan(text)) if (depth === 0 && i > 0 && ')>}]'.includes(c)) return i;
+  return -1;
+}
+/** The members of a union written `A | B | C`, split at its own bars only (not those inside brackets); an intersection is one member. */
+function topLevel(union: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (const { i, depth } of scan(union)) {
+    if (depth === 0 && union.startsWith(' | ', i)) {
+      out.push(union.slice(start, i));
+      start = i + 3;
+    }
+  }
+  out.push(union.slice(start));
+  return out.length > 1 || !out[0].includes(' & ') ? out : [`(${union})`];
+}
+
 /** One module's types: schemas → TypeScript expressions, collecting the generated types they import. */
 class TypeWriter {
   readonly imports = new Set<string>();
@@ -147,13 +191,14 @@ class TypeWriter {
   /** `schema` (from the file `base`, for its relative references) as a TypeScript type. */
   type(schema: Schema | undefined, base = '', depth = 0): string {
     if (!schema || depth > 30) return 'unknown';
-    const nullable = schema.nullable ? ' | null' : '';
-    if (schema.$ref) return this.ref(schema.$ref, base.replace(/\.json$/, ''), depth) + nullable;
-    if (schema.allOf) return `(${schema.allOf.map((s: Schema) => this.type(s, base, depth + 1)).join(' & ')})${nullable}`;
+    // OpenAPI 3 writes a JSON Schema "null" as `nullable: true` (with `enum: [null]` for a bare null): one `null` among the alternatives.
+    const nullable = schema.nullable === true;
+    if (schema.$ref) return alternatives([this.ref(schema.$ref, base.replace(/\.json$/, ''), depth)], nullable);
+    if (schema.allOf) return alternatives([parenthesised(schema.allOf.map((s: Schema) => this.type(s, base, depth + 1)), ' & ')], nullable);
     const union = schema.anyOf ?? schema.oneOf;
-    if (union) return `(${union.map((s: Schema) => this.type(s, base, depth + 1)).join(' | ')})${nullable}`;
+    if (union) return alternatives(union.map((s: Schema) => this.type(s, base, depth + 1)), nullable);
     if (schema.const !== undefined) return JSON.stringify(schema.const);
-    if (schema.enum) return `(${schema.enum.map((v: unknown) => JSON.stringify(v)).join(' | ')})${nullable}`;
+    if (schema.enum) return alternatives(schema.enum.map((v: unknown) => JSON.stringify(v)), nullable);
     const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : schema.properties ? ['object'] : [];
     if (types.length === 0) return 'unknown';
     const one = types.map((t) => {
@@ -175,7 +220,7 @@ class TypeWriter {
           return 'unknown';
       }
     });
-    return (one.length > 1 ? `(${one.join(' | ')})` : one[0]) + nullable;
+    return alternatives(one, nullable);
   }
 
   private object(schema: Schema, base: string, depth: number): string {
@@ -235,10 +280,15 @@ export function renderClient(doc: OpenApiDocument): Map<string, string> {
         decls.push(`export type ${type}Body = ${writer.type(json)};`);
         args.push(`body${op.requestBody?.required ? '' : '?'}: ${type}Body`);
       }
+      if (form && !json) {
+        // Form-encoded (the login): its fields typed as the route reads them, sent as request()'s `form`.
+        decls.push(`export type ${type}Form = ${writer.type(form)};`);
+        args.push(`form${op.requestBody?.required ? '' : '?'}: ${type}Form`);
+      }
       decls.push(`export type ${type}Data = ${writer.type(op.responses['200'].content!['application/json'].schema.properties.data)};`);
       args.push(`options: CallOptions = {}`);
       const pathExpr = '`' + url.replace(/\{(\w+)\}/g, (_, p: string) => `\${encodeURIComponent(String(${p}))}`) + '`';
-      const sent = [`method: ${JSON.stringify(method.toUpperCase())}`, ...(query.length ? ['query'] : []), ...(json && !form ? ['body'] : [])];
+      const sent = [`method: ${JSON.stringify(method.toUpperCase())}`, ...(query.length ? ['query'] : []), ...(json && !form ? ['body'] : []), ...(form && !json ? ['form'] : [])];
       body.push(
         ...decls,
         `/** ${method.toUpperCase()} ${url}${op.summary ? `: ${op.summary.replace(/\*\//g, '*\\/')}` : ''} */`,

@@ -6,6 +6,8 @@
 import { SCHEMAS_DIR } from '../paths';
 
 export { SCHEMAS_DIR };
+import { loadSchemas } from './ajv';
+
 export { checkAgainstSchema, loadSchemas } from './ajv';
 
 /**
@@ -31,4 +33,23 @@ export function pick(file: string, fields: readonly string[], options: { require
     properties: { ...Object.fromEntries(fields.map((f) => [f, { $ref: `${file}#/properties/${f}` }])), ...options.extra },
     additionalProperties: false,
   } as const;
+}
+
+/**
+ * A reply object of its own (no entity describes it) that always carries each of
+ * `properties` and nothing else: typed in the generated client without optional marks.
+ */
+export function closed(properties: Record<string, object>, options: { optional?: readonly string[] } = {}) {
+  return { type: 'object', required: Object.keys(properties).filter((k) => !options.optional?.includes(k)), properties, additionalProperties: false } as const;
+}
+
+/**
+ * Every property schema file `file` declares, for a pick() of them all: a reply of the
+ * entity as stored, without the rules of what may be saved (exam.json requires items and
+ * an in- or outpatient number of a registration; a list row has neither).
+ */
+export function entityFields(file: string): string[] {
+  const schema = loadSchemas().find((s) => s.$id === file) as { properties?: Record<string, unknown> } | undefined;
+  if (!schema?.properties) throw new Error(`entityFields: ${file} declares no properties`);
+  return Object.keys(schema.properties);
 }

@@ -44,7 +44,7 @@ import { openFile, openKeptFile } from '../files/service';
 import { listBodySchema, runList, type ListBody } from '../lib/list';
 import { ok, replies, sendInline } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
-import { idParams, pick } from '../lib/schemas';
+import { closed, idParams, pick } from '../lib/schemas';
 import { caller } from '../plugins/auth';
 
 const BASE = '/consultation';
@@ -305,7 +305,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['consult'],
         summary: 'Counts: my applications, my worklist, waiting for my review, my unread notices',
-        response: replies({ type: 'object', properties: { applied: { type: 'integer' }, worklist: { type: 'integer' }, toReview: { type: 'integer' }, notices: { type: 'integer' } } }),
+        response: replies(closed({ applied: { type: 'integer' }, worklist: { type: 'integer' }, toReview: { type: 'integer' }, notices: { type: 'integer' } })),
       },
     },
     async (request) => ok(await counts(fastify.db, caller(request))),

@@ -25,12 +25,15 @@ import { EXAM_MASKS } from '../lib/masking';
 import { caller } from '../plugins/auth';
 import { rowMasker } from '../identity/gradeSafety';
 import type { Exam } from '../../src/shared/generated/entities/exam';
-import { common, idParams } from '../lib/schemas';
+import { closed, common, entityFields, idParams, pick } from '../lib/schemas';
 import { EXAM_STATE, FROM, LIST_SELECT, examDetail, examListQuery, examRow, inScope, listSpec, writeLog, type ExamLogAction, type ExamRow } from '../exam/domain';
 import { checkIdNumbers, checkPatientNumber, createExam, updateExam } from '../exam/registration';
 import { EXAM_WORKFLOW, examActions, performExamAction } from '../exam/workflow';
 
-const examReply = replies({ type: 'object', additionalProperties: true });
+/** An exam's fields as stored and shown (masked, nulls dropped), whichever of them a reply carries. */
+const EXAM_FIELDS = entityFields('entities/exam.json');
+/** An exam action's answer: the exam as its detail reads, with the actions the caller may take on it now. */
+const examReply = replies(pick('entities/exam.json', EXAM_FIELDS, { required: ['id', 'actions'], extra: { actions: { type: 'array', items: { type: 'string' } } } }));
 
 export default async function examRoutes(fastify: FastifyInstance) {
   /**
@@ -146,7 +149,7 @@ export default async function examRoutes(fastify: FastifyInstance) {
           required: ['patientId'],
           properties: { patientId: common('text32'), hospitalId: common('id') },
         },
-        response: replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } }),
+        response: replies(closed({ list: { type: 'array', items: pick('entities/exam.json', EXAM_FIELDS) }, total: { type: 'integer' } })),
       },
     },
     async (request) => {

@@ -44,7 +44,8 @@ export default async function reportCrisisRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: 'Acknowledge a critical-value notice addressed to the caller’s department (who, when); a second acknowledgement is refused (REPORT102)',
         params: idParams,
-        response: replies({ type: 'object', additionalProperties: true }),
+        // The notice as its detail reads, now with who acknowledged it and when.
+        response: replies({ $ref: 'entities/crisisValue.json' }),
       },
     },
     async (request) => {

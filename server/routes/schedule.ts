@@ -19,7 +19,7 @@ import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import { EXAM_STATE, examRow, inScope, writeLog } from '../exam/domain';
 import { rowMasker } from '../identity/gradeSafety';
-import { common } from '../lib/schemas';
+import { closed, common, pick } from '../lib/schemas';
 
 /**
  * Rules are wall-clock times of the region (China Standard Time, lib/examRules.ts's
@@ -191,7 +191,32 @@ const dateString = {
   type: 'string',
   pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$',
 };
-const anyObject = { type: 'object', additionalProperties: true };
+/**
+ * A booking as the screens show it: the exam's booking fields (phone never sent, the
+ * rest masked under grade safety), its id as examId, and `appointAt`, the appointment
+ * on the region's wall clock. `appointment` is there in the answer to a change.
+ */
+const BOOKING = pick(
+  'entities/exam.json',
+  ['examCode', 'hisPatientName', 'patientId', 'sex', 'modality', 'deviceId', 'deviceName', 'itemNames', 'appointTime', 'arrivedAt', 'examState', 'hospitalId', 'appointment'],
+  {
+    required: ['examId', 'examCode', 'examState', 'hospitalId'],
+    extra: { examId: { $ref: 'entities/exam.json#/properties/id' }, appointAt: { type: 'string', description: 'YYYY-MM-DD HH:mm on the region\'s clock' } },
+  },
+);
+/** A slot of a day: its instants, its times on the region's clock, how full it is, and its bookings. */
+const SLOT = closed({
+  start: { type: 'string', format: 'date-time' },
+  end: { type: 'string', format: 'date-time' },
+  time: { type: 'string' },
+  endTime: { type: 'string' },
+  capacity: { type: 'integer' },
+  booked: { type: 'integer' },
+  past: { type: 'boolean' },
+  ruleId: { type: 'integer' },
+  bookings: { type: 'array', items: BOOKING },
+});
+const CALENDAR_DAY = closed({ date: { type: 'string' }, slots: { type: 'integer' }, capacity: { type: 'integer' }, booked: { type: 'integer' } });
 const examIdParams = {
   type: 'object',
   required: ['examId'],
@@ -225,13 +250,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
           required: ['hospitalId', 'date'],
           properties: { ...targetQuery, date: dateString },
         },
-        response: replies({
-          type: 'object',
-          properties: {
-            date: { type: 'string' },
-            slots: { type: 'array', items: anyObject },
-          },
-        }),
+        response: replies(closed({ date: { type: 'string' }, slots: { type: 'array', items: SLOT } })),
       },
     },
     async (request) => {
@@ -278,13 +297,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
             month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' },
           },
         },
-        response: replies({
-          type: 'object',
-          properties: {
-            month: { type: 'string' },
-            days: { type: 'array', items: anyObject },
-          },
-        }),
+        response: replies(closed({ month: { type: 'string' }, days: { type: 'array', items: CALENDAR_DAY } })),
       },
     },
     async (request) => {
@@ -337,13 +350,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
             pending: { type: 'boolean' },
           },
         },
-        response: replies({
-          type: 'object',
-          properties: {
-            list: { type: 'array', items: anyObject },
-            total: { type: 'integer' },
-          },
-        }),
+        response: replies(closed({ list: { type: 'array', items: BOOKING }, total: { type: 'integer' } })),
       },
     },
     async (request) => {
@@ -384,7 +391,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
           },
           additionalProperties: false,
         },
-        response: replies(anyObject),
+        response: replies(BOOKING),
       },
     },
     async (request) => {
@@ -453,7 +460,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
         tags: ['ris'],
         summary: 'Cancel the booking of an exam not yet checked in; the exam stays registered, unbooked',
         params: examIdParams,
-        response: replies(anyObject),
+        response: replies(BOOKING),
       },
     },
     async (request) => {

@@ -32,11 +32,19 @@ import { randomCaptchaText, renderCaptcha } from '../identity/captcha';
 import { fromBase64, verifyPassword } from '../identity/passwords';
 import { createSession, revokeSession, revokeUserSessions } from '../identity/sessions';
 import { createSmsProvider } from '../identity/sms';
-import { common } from '../lib/schemas';
+import { closed, common, pick } from '../lib/schemas';
 
 const mobile = { $ref: 'common.json#/definitions/mobile' };
 const b64 = { type: 'string', maxLength: 200 };
 const anySession = { session: true, allowWithoutHospital: true, allowWhenPasswordExpired: true } as const;
+/** GET user/info: the session as the client holds it (entities/userSession.json) but its token. */
+const USER_INFO = pick(
+  'entities/userSession.json',
+  ['userId', 'name', 'details', 'mobile', 'roles', 'hospitalId', 'hospitalName', 'hospitals', 'permissionMap', 'menuList', 'dataScopes', 'setting', 'passwordWeak', 'passwordExpired'],
+  { required: ['userId', 'name', 'details', 'roles', 'hospitalId', 'hospitals', 'permissionMap', 'menuList', 'dataScopes', 'setting', 'passwordWeak', 'passwordExpired'] },
+);
+/** A message of the demo SMS outbox. */
+const OUTBOX_ROW = closed({ id: { type: 'integer' }, mobile: { type: 'string' }, text: { type: 'string' }, status: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' } });
 
 interface LoginBody {
   loginType: 'password' | 'sms';
@@ -84,17 +92,13 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
             rememberMe: { type: 'boolean', default: false },
           },
         },
-        response: replies({
-          type: 'object',
-          properties: {
-            token: { type: 'string' },
-            rememberMe: { type: 'boolean' },
-            passwordWeak: { type: 'boolean' },
-            passwordExpired: { type: 'boolean' },
-            hospitalId: { type: ['integer', 'null'] },
-            hospitals: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } } },
-          },
-        }),
+        // The hospitals only when one is to be chosen (hospitalId null).
+        response: replies(
+          pick('entities/userSession.json', ['token', 'hospitalId', 'hospitals', 'passwordWeak', 'passwordExpired'], {
+            required: ['token', 'rememberMe', 'passwordWeak', 'passwordExpired', 'hospitalId'],
+            extra: { rememberMe: { type: 'boolean' } },
+          }),
+        ),
       },
     },
     async (request) => {
@@ -165,7 +169,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['uaa'],
         summary: 'The current user: permissions, menus, hospital, data scope, settings',
-        response: replies({ type: 'object', additionalProperties: true }),
+        response: replies(USER_INFO),
       },
     },
     async (request) => {
@@ -207,7 +211,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
         tags: ['uaa'],
         summary: 'Bind the session to one of the user’s hospitals',
         body: { type: 'object', required: ['hospitalId'], properties: { hospitalId: common('id') } },
-        response: replies({ type: 'object', properties: { hospitalId: { type: 'integer' }, hospitalName: { type: 'string' } } }),
+        response: replies(pick('entities/userSession.json', ['hospitalId', 'hospitalName'], { required: ['hospitalId', 'hospitalName'] })),
       },
     },
     async (request) => {
@@ -285,15 +289,14 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['uaa'],
         summary: 'Whether the password has expired or is weak',
-        response: replies({
-          type: 'object',
-          properties: {
+        response: replies(
+          closed({
             expired: { type: 'boolean' },
             weak: { type: 'boolean' },
             expiresAt: { type: ['string', 'null'] },
             daysLeft: { type: ['integer', 'null'] },
-          },
-        }),
+          }),
+        ),
       },
     },
     async (request) => {
@@ -320,7 +323,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['uaa'],
         summary: 'A new graphic captcha (SVG data URL, 5 minutes, single use)',
-        response: replies({ type: 'object', properties: { captchaKey: { type: 'string' }, image: { type: 'string' }, expiresIn: { type: 'integer' } } }),
+        response: replies(closed({ captchaKey: { type: 'string' }, image: { type: 'string' }, expiresIn: { type: 'integer' } })),
       },
     },
     async () => {
@@ -338,7 +341,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
         tags: ['uaa'],
         summary: 'Whether the next login of this mobile needs the graphic captcha',
         querystring: { type: 'object', required: ['mobile'], properties: { mobile } },
-        response: replies({ type: 'object', properties: { required: { type: 'boolean' } } }),
+        response: replies(closed({ required: { type: 'boolean' } })),
       },
     },
     async (request) => {
@@ -362,7 +365,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
             captchaCode: { type: 'string', maxLength: 16 },
           },
         },
-        response: replies({ type: 'object', properties: { expiresIn: { type: 'integer' }, resendAfter: { type: 'integer' } } }),
+        response: replies(closed({ expiresIn: { type: 'integer' }, resendAfter: { type: 'integer' } })),
       },
     },
     async (request) => {
@@ -391,7 +394,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
         tags: ['uaa'],
         summary: 'Check an SMS code (purpose "password") before a password change',
         body: { type: 'object', required: ['smsCode'], properties: { smsCode: b64 } },
-        response: replies({ type: 'object', properties: { verified: { type: 'boolean' } } }),
+        response: replies(closed({ verified: { type: 'boolean' } })),
       },
     },
     async (request) => {
@@ -410,7 +413,7 @@ export default async function uaaRoutes(fastify: FastifyInstance) {
         tags: ['uaa'],
         summary: 'Demo mode (demo data and the log SMS provider), for region-scope administrators: the last messages the platform "sent"',
         querystring: { type: 'object', properties: { mobile } },
-        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+        response: replies({ type: 'array', items: OUTBOX_ROW }),
       },
     },
     async (request: FastifyRequest<{ Querystring: { mobile?: string } }>) => {

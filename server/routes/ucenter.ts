@@ -44,7 +44,7 @@ import screenSettingRoutes from './screenSettings';
 import auditLogRoutes from './auditLog';
 import draftRoutes from './drafts';
 import gradeSafetyRoutes from './gradeSafety';
-import { common, idParams } from '../lib/schemas';
+import { closed, common, idParams } from '../lib/schemas';
 
 
 interface Membership {
@@ -81,6 +81,11 @@ interface Role {
 }
 
 /** The superior an organisation of each kind must have. */
+/** GET permission/tree: the groups of config/permissions.json (each naming its modules) and every module's rights. */
+const PERMISSION_TREE = closed({
+  groups: { type: 'array', items: closed({ key: { type: 'string' }, modules: { type: 'array', items: { type: 'string' } } }) },
+  modules: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+});
 const PARENT_KIND: Record<Org['kind'], Org['kind'] | null> = { region: null, central: 'region', subordinate: 'central' };
 
 const ORG_SELECT = `o.id, o.code, o.name, o.kind, o.parent_id AS "parentId", p.name AS "parentName",
@@ -463,7 +468,7 @@ export default async function ucenterRoutes(fastify: FastifyInstance) {
     '/permission/tree',
     {
       config: { permission: ['system.role:view'], audit: 'none' },
-      schema: { tags: ['ucenter'], summary: 'The function-permission tree (groups → modules → actions)', response: replies({ type: 'object', additionalProperties: true }) },
+      schema: { tags: ['ucenter'], summary: 'The function-permission tree (groups → modules → actions)', response: replies(PERMISSION_TREE) },
     },
     async () => ok({ groups: PERMISSION_GROUPS, modules: PERMISSION_MODULES }),
   );

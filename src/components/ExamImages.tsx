@@ -11,7 +11,8 @@
  */
 import { Alert, App, Card, Descriptions, Divider, Empty, Modal, Popconfirm, Space, Spin, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { request } from '../services/request';
+import { getExamStudiesById, postExamMatchById, putExamRelationshipUnbindByHospitalIdByExamIdByStudyId } from '../services/generated/ris';
+import { postStudyDelete } from '../services/generated/pacs';
 import { can } from '../session/access';
 import { AuthImage } from '../schema/components/AuthImage';
 import type { ActionDialogProps } from '../schema/dialogs';
@@ -41,7 +42,8 @@ export default function ExamImages({ row, title, onClose }: ActionDialogProps) {
   const load = useCallback(async () => {
     if (!examId) return;
     try {
-      const data = await request<{ list: StudyRow[]; review?: StudyRow[] }>(`/api/ris/v1/exam/${examId}/studies`);
+      // The route's reply is still open (server/routes/images.ts sends its rows' own columns beside the entity's): typed here by what this dialog reads.
+      const data = (await getExamStudiesById(examId)) as { list?: StudyRow[]; review?: StudyRow[] };
       setStudies(data?.list ?? []);
       setWaiting(data?.review ?? []);
       setFailed(false);
@@ -69,18 +71,18 @@ export default function ExamImages({ row, title, onClose }: ActionDialogProps) {
   };
 
   const unbind = (s: StudyRow) =>
-    change(`unbind-${s.id}`, () => request(`/api/ris/v1/exam/${hospitalId}/${examId}/${s.id}/relationship/unbind`, { method: 'PUT' }), t('entity.study.action.unbindDone'));
+    change(`unbind-${s.id}`, () => putExamRelationshipUnbindByHospitalIdByExamIdByStudyId(hospitalId!, examId!, s.id), t('entity.study.action.unbindDone'));
   const removeStudy = (s: StudyRow) =>
-    change(`delete-${s.id}`, () => request('/api/pacs/v1/study/delete', { method: 'POST', body: { studyId: s.id } }), t('entity.study.action.deleteStudyDone'));
+    change(`delete-${s.id}`, () => postStudyDelete({ studyId: s.id }), t('entity.study.action.deleteStudyDone'));
   const removeSeries = (s: StudyRow, se: SeriesRow) =>
     change(
       `delete-${s.id}-${se.seriesUid}`,
-      () => request('/api/pacs/v1/study/delete', { method: 'POST', body: { studyId: s.id, seriesUid: se.seriesUid } }),
+      () => postStudyDelete({ studyId: s.id, seriesUid: se.seriesUid }),
       t('entity.study.action.deleteSeriesDone'),
     );
 
   const link = (s: StudyRow) =>
-    change(`link-${s.id}`, () => request(`/api/ris/v1/exam/${examId}/match`, { method: 'POST', body: { studyId: s.id } }), t('entity.study.review.linkDone'));
+    change(`link-${s.id}`, () => postExamMatchById(examId!, { studyId: s.id }), t('entity.study.review.linkDone'));
 
   const mayUnbind = can(map, 'image:unbind');
   const mayLink = can(map, 'image:manualLink');

@@ -6,69 +6,32 @@
  * texts and dialogs are the list's. Pure apart from the request function.
  */
 import { request } from '../services/request';
+import {
+  getConsultationDetailById,
+  getCounts,
+  getVideoRoomByConsultationId,
+  getVideoRoomEventsByConsultationId,
+  type GetConsultationDetailByIdData,
+  type GetCountsData,
+  type GetVideoRoomByConsultationIdData,
+  type GetVideoRoomEventsByConsultationIdData,
+} from '../services/generated/consult';
 import type { RowAction } from '../shared/schema/types';
 import { WORKFLOWS } from '../shared/workflows';
 
 export const CONSULT_API = '/api/consult/v1';
 
-export interface ConsultationDetail {
-  id: number;
-  consultNo: string;
-  title: string;
-  topic: string;
-  clinicalQuestion?: string;
-  clinicalDiagnosis?: string;
-  status: number;
-  reportStatus: number;
-  version: number;
-  startTime: string;
-  endTime?: string;
-  meetingId?: string;
-  patientName: string;
-  sex?: number;
-  birthDate: string;
-  applyHospitalName: string;
-  consultHospitalName: string;
-  applicantName: string;
-  reportFindings?: string;
-  reportOpinion?: string;
-  reportAuthorName?: string;
-  reportReviewerName?: string;
-  exams: Array<{ id: number; examCode: string; patientName: string; modality?: string; itemNames?: string; examTime?: string; hospitalName: string }>;
-  materials: Array<{ fileId: string; type: number; name?: string; mime?: string; size: number }>;
-  experts: Array<{ id: number; name: string; mobile: string; departmentName?: string; title?: number; labels?: string[]; specialty?: string; avatar?: string | null; hospitalName: string }>;
-  logs: Array<{ id: number; action: string; fromState?: number; toState?: number; userName?: string; reason?: string; operateTime: string }>;
-  actions: string[];
-}
-
-export interface ConsultCounts {
-  applied: number;
-  worklist: number;
-  toReview: number;
-  notices: number;
-}
-
+/** GET consultation/detail/:id: the consultation with its exams, materials, experts, record and the caller's actions. */
+export type ConsultationDetail = GetConsultationDetailByIdData;
+export type ConsultCounts = GetCountsData;
 /** An event the video room kept (server/video/rooms.ts SyncEvent): a view state, annotations, a hand-over or a chat line. */
-export interface RoomEvent {
-  id: number;
-  userId: number;
-  kind: 'view' | 'annotations' | 'presenter' | 'chat';
-  state: Record<string, unknown>;
-  at: string;
-}
+export type RoomEvent = GetVideoRoomEventsByConsultationIdData[number];
 
 /** A chat line of the video room as kept with the consultation (a `chat` event of the room). */
-export interface ChatLine extends RoomEvent {
-  state: { text: string; name: string };
-}
+export type ChatLine = RoomEvent & { state: { text: string; name: string } };
 
 /** The room as the server answers it (the studies it was started on, for the replay). */
-export interface VideoRoomInfo {
-  meetingId: string;
-  consultationId: number;
-  studyUids: string[];
-  presenterId: number | null;
-}
+export type VideoRoomInfo = GetVideoRoomByConsultationIdData;
 
 /** Events come 1000 at a time (server/routes/video.ts). */
 const EVENTS_PAGE = 1000;
@@ -81,7 +44,7 @@ const EVENTS_PAGE = 1000;
 export async function roomEvents(id: number, options: { kind?: RoomEvent['kind'] } = {}): Promise<RoomEvent[]> {
   const all: RoomEvent[] = [];
   for (;;) {
-    const page = await request<RoomEvent[]>(`${CONSULT_API}/video/room/${id}/events`, { query: { kind: options.kind, after: all.at(-1)?.id ?? 0 }, quiet: true });
+    const page = await getVideoRoomEventsByConsultationId(id, { kind: options.kind, after: all.at(-1)?.id ?? 0 }, { quiet: true });
     all.push(...page);
     if (page.length < EVENTS_PAGE) return all;
   }
@@ -89,7 +52,7 @@ export async function roomEvents(id: number, options: { kind?: RoomEvent['kind']
 
 /** Whether the video room kept anything to replay (one event asked for); false when refused. */
 export async function hasRoomEvents(id: number): Promise<boolean> {
-  const page = await request<RoomEvent[]>(`${CONSULT_API}/video/room/${id}/events`, { query: { limit: 1 }, quiet: true }).catch(() => []);
+  const page = await getVideoRoomEventsByConsultationId(id, { limit: 1 }, { quiet: true }).catch(() => []);
   return page.length > 0;
 }
 
@@ -100,7 +63,7 @@ export function consultationChat(id: number): Promise<ChatLine[]> {
 
 /** The consultation's video room (its studies), for a party, also after it ended. */
 export function videoRoom(id: number): Promise<VideoRoomInfo> {
-  return request<VideoRoomInfo>(`${CONSULT_API}/video/room/${id}`, { quiet: true });
+  return getVideoRoomByConsultationId(id, { quiet: true });
 }
 
 /** Whether a workflow action carries a form (the table names its entity schema: the edit of a revoked application). */
@@ -109,8 +72,8 @@ export function actionForm(name: string): string | undefined {
   return workflow ? WORKFLOWS[workflow].actions[name].form : undefined;
 }
 
-export const consultationDetail = (id: number) => request<ConsultationDetail>(`${CONSULT_API}/consultation/detail/${id}`);
-export const consultCounts = () => request<ConsultCounts>(`${CONSULT_API}/counts`, { quiet: true });
+export const consultationDetail = (id: number) => getConsultationDetailById(id);
+export const consultCounts = () => getCounts({ quiet: true });
 
 /** Where a material is read (inline: the browser previews images and PDF). */
 export const materialPath = (id: number, fileId: string) => `${CONSULT_API}/consultation/${id}/material/${encodeURIComponent(fileId)}`;

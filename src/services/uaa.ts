@@ -1,53 +1,36 @@
 /**
- * The identity service (/api/uaa/v1) as typed calls over the one request wrapper.
+ * The identity service (/api/uaa/v1): the generated calls (./generated/uaa.ts) as the
+ * screens use them, with their types named once here.
  * Passwords and codes travel base64-encoded (UTF-8 text), as the server expects.
  * `quiet` calls show no toast: the login and password screens show the failure
  * themselves, next to the field it concerns.
  */
-import { request } from './request';
+import {
+  getCaptcha,
+  getCaptchaRequired,
+  getPasswordExpiry,
+  getUserInfo,
+  postBusinessCodeSmsByMobile,
+  postHospitalChange,
+  postLogin,
+  postLogout,
+  postPasswordReset,
+  postPasswordUpdate,
+  type PostBusinessCodeSmsByMobileBody,
+  type GetUserInfoData,
+  type PostLoginData,
+  type PostLoginForm,
+} from './generated/uaa';
+import type { CommonSetting } from '../shared/generated/entities/commonSetting';
 
-export const UAA = '/api/uaa/v1';
+export type SmsPurpose = Exclude<NonNullable<PostBusinessCodeSmsByMobileBody>['purpose'], undefined>;
+export type LoginType = PostLoginForm['loginType'];
 
-export type SmsPurpose = 'login' | 'reset' | 'password';
-export type LoginType = 'password' | 'sms';
-
-export interface HospitalRef {
-  id: number;
-  name: string;
-}
-
-export interface CommonSetting {
-  examNotice?: { noticeOpen?: boolean; modelList?: string[]; interval?: number; duration?: number; audioUrl?: string };
-  viewConfig?: { openModel?: string; doubleConfig?: string[] };
-  refresh?: { duration?: number };
-  autoExamRemind?: { auto?: boolean };
-}
-
-export interface UserInfo {
-  userId: number | string;
-  name: string;
-  details?: { name: string; userId: number | string };
-  mobile?: string;
-  roles: Array<{ id: number | string; name: string }>;
-  hospitalId: number | null;
-  hospitalName?: string | null;
-  hospitals: HospitalRef[];
-  permissionMap: Record<string, string[]>;
-  menuList: string[];
-  dataScopes?: unknown;
-  setting?: CommonSetting;
-  passwordWeak?: boolean;
-  passwordExpired?: boolean;
-}
-
-export interface LoginResult {
-  token: string;
-  rememberMe: boolean;
-  passwordWeak: boolean;
-  passwordExpired: boolean;
-  hospitalId: number | null;
-  hospitals?: HospitalRef[];
-}
+export type HospitalRef = GetUserInfoData['hospitals'][number];
+export type { CommonSetting };
+/** GET user/info: the session's user as the server declares it (entities/userSession.json). */
+export type UserInfo = GetUserInfoData;
+export type LoginResult = PostLoginData;
 
 /** Extra fields the server puts on a failed login reply (UAA002, UAA009). */
 export interface LoginFailureDetail {
@@ -64,12 +47,12 @@ export function encodeSecret(text: string): string {
   return btoa(binary);
 }
 
-export function captchaRequired(mobile: string): Promise<{ required: boolean }> {
-  return request(`${UAA}/captcha/required`, { query: { mobile }, quiet: true });
+export function captchaRequired(mobile: string) {
+  return getCaptchaRequired({ mobile }, { quiet: true });
 }
 
-export function fetchCaptcha(): Promise<{ captchaKey: string; image: string }> {
-  return request(`${UAA}/captcha`, { quiet: true });
+export function fetchCaptcha() {
+  return getCaptcha({ quiet: true });
 }
 
 export interface CaptchaAnswer {
@@ -81,12 +64,8 @@ export function sendSmsCode(
   mobile: string,
   purpose: SmsPurpose,
   captcha: CaptchaAnswer = {},
-): Promise<{ expiresIn: number; resendAfter: number }> {
-  return request(`${UAA}/business-code/sms/${encodeURIComponent(mobile)}`, {
-    method: 'POST',
-    body: { purpose, ...captcha },
-    quiet: true,
-  });
+) {
+  return postBusinessCodeSmsByMobile(mobile, { purpose, ...captcha }, { quiet: true });
 }
 
 export interface LoginInput extends CaptchaAnswer {
@@ -98,9 +77,9 @@ export interface LoginInput extends CaptchaAnswer {
   rememberMe: boolean;
 }
 
-export function login(input: LoginInput): Promise<LoginResult> {
-  return request(`${UAA}/login`, {
-    form: {
+export function login(input: LoginInput) {
+  return postLogin(
+    {
       loginType: input.loginType,
       mobile: input.mobile,
       password: input.password !== undefined ? encodeSecret(input.password) : undefined,
@@ -108,22 +87,22 @@ export function login(input: LoginInput): Promise<LoginResult> {
       captchaKey: input.captchaKey,
       captchaCode: input.captchaCode,
       hospitalId: input.hospitalId,
-      rememberMe: input.rememberMe ? 'true' : 'false',
+      rememberMe: input.rememberMe,
     },
-    quiet: true,
-  });
+    { quiet: true },
+  );
 }
 
-export function changeHospital(hospitalId: number): Promise<{ hospitalId: number; hospitalName: string }> {
-  return request(`${UAA}/hospital/change`, { method: 'POST', body: { hospitalId } });
+export function changeHospital(hospitalId: number) {
+  return postHospitalChange({ hospitalId });
 }
 
-export function fetchUserInfo(): Promise<UserInfo> {
-  return request(`${UAA}/user/info`);
+export function fetchUserInfo() {
+  return getUserInfo();
 }
 
-export function logout(): Promise<void> {
-  return request(`${UAA}/logout`, { method: 'POST', quiet: true });
+export async function logout(): Promise<void> {
+  await postLogout({ quiet: true });
 }
 
 export interface PasswordChange {
@@ -132,16 +111,11 @@ export interface PasswordChange {
   confirmPassword: string;
 }
 
-export function updatePassword(input: PasswordChange): Promise<null> {
-  return request(`${UAA}/password/update`, {
-    method: 'POST',
-    body: {
-      oldPassword: encodeSecret(input.oldPassword),
-      newPassword: encodeSecret(input.newPassword),
-      confirmPassword: encodeSecret(input.confirmPassword),
-    },
-    quiet: true,
-  });
+export function updatePassword(input: PasswordChange) {
+  return postPasswordUpdate(
+    { oldPassword: encodeSecret(input.oldPassword), newPassword: encodeSecret(input.newPassword), confirmPassword: encodeSecret(input.confirmPassword) },
+    { quiet: true },
+  );
 }
 
 export interface PasswordReset {
@@ -151,19 +125,13 @@ export interface PasswordReset {
   confirmPassword: string;
 }
 
-export function resetPassword(input: PasswordReset): Promise<null> {
-  return request(`${UAA}/password/reset`, {
-    method: 'POST',
-    body: {
-      mobile: input.mobile,
-      smsCode: encodeSecret(input.smsCode),
-      newPassword: encodeSecret(input.newPassword),
-      confirmPassword: encodeSecret(input.confirmPassword),
-    },
-    quiet: true,
-  });
+export function resetPassword(input: PasswordReset) {
+  return postPasswordReset(
+    { mobile: input.mobile, smsCode: encodeSecret(input.smsCode), newPassword: encodeSecret(input.newPassword), confirmPassword: encodeSecret(input.confirmPassword) },
+    { quiet: true },
+  );
 }
 
-export function passwordExpiry(): Promise<{ expired: boolean; weak: boolean; expiresAt: string | null; daysLeft: number | null }> {
-  return request(`${UAA}/password/expiry`);
+export function passwordExpiry() {
+  return getPasswordExpiry();
 }

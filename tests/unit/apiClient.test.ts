@@ -33,3 +33,12 @@ test('an operation is typed from its route: path parameter, body, reply data and
   // Bytes (a signature's picture) are fetched as URLs, not through the envelope.
   expect(report).not.toContain('getPrintSignatureImageById');
 });
+
+test('a nullable reads null once, and a form-encoded body is typed and sent as the form', () => {
+  const uaa = renderClient(doc).get('uaa.ts')!;
+  expect(uaa).toContain('export type PostLogoutData = null;');
+  expect(uaa).not.toMatch(/\(null\)|null \| null/);
+  expect(uaa).toMatch(/export type PostLoginForm = \{ loginType: \("password" \| "sms"\); mobile: string; password\?: string;/);
+  expect(uaa).toContain('export function postLogin(form: PostLoginForm, options: CallOptions = {}): Promise<PostLoginData>');
+  expect(uaa).toContain('method: "POST", form });');
+});

@@ -14,7 +14,7 @@ import { EyeOutlined, HistoryOutlined, PictureOutlined, PrinterOutlined, VideoCa
 import { App, Button, Card, Descriptions, Empty, Flex, Input, List, Modal, Result, Space, Spin, Table, Tag, Timeline, Typography } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate, useSearchParams } from 'umi';
-import { actionAsRowAction, actionForm, CONSULT_API, consultationChat, consultationDetail, hasRoomEvents, materialBlob, REPORT_CONTENT_ACTIONS, type ChatLine, type ConsultationDetail } from '../../consult/api';
+import { actionAsRowAction, actionForm, consultationChat, consultationDetail, hasRoomEvents, materialBlob, REPORT_CONTENT_ACTIONS, type ChatLine, type ConsultationDetail } from '../../consult/api';
 import { EditApplicationDialog } from '../../consult/EditDialog';
 import { AuthImage } from '../../schema/components/AuthImage';
 import { PrintRoot, ReportSheet, SheetDesk } from '../../report/print/ReportSheet';
@@ -22,7 +22,7 @@ import { InputDialog } from '../../schema/InputDialog';
 import { runRowAction } from '../../schema/rowActions';
 import { useBusy } from '../../schema/useBusy';
 import { useTranslate } from '../../schema/useTranslate';
-import { request } from '../../services/request';
+import { getConsultationReportPrintById, postConsultationReportPrintedById } from '../../services/generated/consult';
 import { formatTime } from '../../shared/format';
 import { sheetModel, type PrintSheet } from '../../shared/printSheet';
 import type { InputSpec, RowAction } from '../../shared/schema/types';
@@ -408,11 +408,11 @@ function PrintReport({ id, onClose }: { id: number; onClose: () => void }) {
   const { t } = useTranslate();
   const [sheet, setSheet] = useState<PrintSheet>();
   useEffect(() => {
-    request<PrintSheet>(`${CONSULT_API}/consultation/${id}/report/print`).then(setSheet, onClose);
+    getConsultationReportPrintById(id).then(setSheet, onClose);
   }, [id, onClose]);
   const [print, busy] = useBusy(async () => {
     window.print();
-    await request(`${CONSULT_API}/consultation/${id}/report/printed`, { method: 'POST' });
+    await postConsultationReportPrintedById(id);
     onClose();
   });
   const model = sheet && sheetModel({ ...sheet, hospitalName: sheet.report.hospitalName }, t);

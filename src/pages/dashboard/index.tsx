@@ -9,7 +9,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'umi';
 import { renderIcon } from '../../components/icons';
-import { getHealth, type Health } from '../../services/health';
+import { getHealth, type GetHealthData as Health } from '../../services/generated/platform';
 import { request, RequestError } from '../../services/request';
 import { runStats } from '../../services/stats';
 import { usePermissionMap } from '../../schema/permissions';
@@ -98,7 +98,7 @@ export default function Dashboard() {
 
   useEffect(() => {
     const controller = new AbortController();
-    getHealth(controller.signal)
+    getHealth({ signal: controller.signal })
       .then((health) => setState({ kind: 'ok', health }))
       .catch((e: unknown) => {
         if (controller.signal.aborted) return;

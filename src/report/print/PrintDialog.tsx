@@ -16,11 +16,11 @@ import type { ActionDialogProps } from '../../schema/dialogs';
 import type { Translate } from '../../shared/schema/types';
 import { useBusy } from '../../schema/useBusy';
 import { useTranslate } from '../../schema/useTranslate';
-import { request, RequestError } from '../../services/request';
+import { RequestError } from '../../services/request';
+import { getPrintLayoutById, postReportBatchPrint, postReportPrintById } from '../../services/generated/report';
 import { PrintRoot, ReportSheet, SheetDesk } from './ReportSheet';
 import { sheetModel, type PrintSheet } from '../../shared/printSheet';
 
-const R = '/api/report/v1';
 
 interface Entry {
   id: number;
@@ -38,7 +38,7 @@ export function useSheets(ids: number[]): { loading: boolean; entries: Entry[] }
     setState((s) => ({ ...s, loading: true }));
     Promise.all(
       ids.map((id) =>
-        request<PrintSheet>(`${R}/print/layout/${id}`, { quiet: true }).then(
+        getPrintLayoutById(id, { quiet: true }).then(
           (sheet): Entry => ({ id, sheet }),
           (e: unknown): Entry => ({ id, error: e instanceof RequestError ? e.message : String(e) }),
         ),
@@ -97,17 +97,14 @@ export default function PrintDialog({ row, rows, title, props, onClose }: Action
   const [onPrint, printing] = useBusy(async () => {
     window.print();
     if (batch) {
-      const r = await request<{ printed: number[]; refused: Array<{ id: number; code: string; message: string }> }>(`${R}/report/batchPrint`, {
-        method: 'POST',
-        body: { ids: printable.map((e) => e.id) },
-      });
+      const r = await postReportBatchPrint({ ids: printable.map((e) => e.id) });
       if (r.printed.length) message.success(t('entity.report.print.done', { count: r.printed.length }));
       if (r.refused.length) {
         modal.warning({ title: t('entity.report.print.refused', { count: r.refused.length, reasons: [...new Set(r.refused.map((x) => x.message))].join(' / ') }) });
       }
     } else {
       const e = printable[0];
-      await request(`${R}/report/print/${e.id}`, { method: 'POST', body: { version: e.sheet!.report.version }, headers: { 'Idempotency-Key': requestKey.current } });
+      await postReportPrintById(e.id, { version: e.sheet!.report.version }, { headers: { 'Idempotency-Key': requestKey.current } });
       message.success(t('entity.report.print.done', { count: 1 }));
     }
     onClose(true);

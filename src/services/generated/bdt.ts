@@ -11,7 +11,7 @@ import type { WorkloadWeight as EntitiesWorkloadWeight } from '../../shared/gene
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostDepartmentDeleteByIdData = (null) | null;
+export type PostDepartmentDeleteByIdData = null;
 /** POST /api/bdt/v1/department/delete/{id}: Delete department */
 export function postDepartmentDeleteById(id: number, options: CallOptions = {}): Promise<PostDepartmentDeleteByIdData> {
   return request<PostDepartmentDeleteByIdData>(`/api/bdt/v1/department/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -23,7 +23,7 @@ export function getDepartmentDetailById(id: number, options: CallOptions = {}): 
   return request<GetDepartmentDetailByIdData>(`/api/bdt/v1/department/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostDepartmentListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostDepartmentListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostDepartmentListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/department/list: List department (paged, sorted, filtered, within the data scope) */
 export function postDepartmentList(body: PostDepartmentListBody, options: CallOptions = {}): Promise<PostDepartmentListData> {
@@ -44,7 +44,7 @@ export function postDepartmentSave(body: PostDepartmentSaveBody, options: CallOp
   return request<PostDepartmentSaveData>(`/api/bdt/v1/department/save`, { ...options, method: "POST", body });
 }
 
-export type PostDictionaryDeleteByIdData = (null) | null;
+export type PostDictionaryDeleteByIdData = null;
 /** POST /api/bdt/v1/dictionary/delete/{id}: Delete dictionary */
 export function postDictionaryDeleteById(id: number, options: CallOptions = {}): Promise<PostDictionaryDeleteByIdData> {
   return request<PostDictionaryDeleteByIdData>(`/api/bdt/v1/dictionary/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -56,7 +56,7 @@ export function getDictionaryDetailById(id: number, options: CallOptions = {}): 
   return request<GetDictionaryDetailByIdData>(`/api/bdt/v1/dictionary/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostDictionaryItemDeleteByIdData = (null) | null;
+export type PostDictionaryItemDeleteByIdData = null;
 /** POST /api/bdt/v1/dictionary/item/delete/{id}: Delete dictionary/item */
 export function postDictionaryItemDeleteById(id: number, options: CallOptions = {}): Promise<PostDictionaryItemDeleteByIdData> {
   return request<PostDictionaryItemDeleteByIdData>(`/api/bdt/v1/dictionary/item/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -75,7 +75,7 @@ export function postDictionaryItemImport(body: PostDictionaryItemImportBody, opt
   return request<PostDictionaryItemImportData>(`/api/bdt/v1/dictionary/item/import`, { ...options, method: "POST", body });
 }
 
-export type PostDictionaryItemListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostDictionaryItemListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostDictionaryItemListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/dictionary/item/list: List dictionary/item (paged, sorted, filtered, within the data scope) */
 export function postDictionaryItemList(body: PostDictionaryItemListBody, options: CallOptions = {}): Promise<PostDictionaryItemListData> {
@@ -96,7 +96,7 @@ export function postDictionaryItemSave(body: PostDictionaryItemSaveBody, options
   return request<PostDictionaryItemSaveData>(`/api/bdt/v1/dictionary/item/save`, { ...options, method: "POST", body });
 }
 
-export type PostDictionaryListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostDictionaryListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostDictionaryListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/dictionary/list: List dictionary (paged, sorted, filtered, within the data scope) */
 export function postDictionaryList(body: PostDictionaryListBody, options: CallOptions = {}): Promise<PostDictionaryListData> {
@@ -117,7 +117,7 @@ export function postDictionarySave(body: PostDictionarySaveBody, options: CallOp
   return request<PostDictionarySaveData>(`/api/bdt/v1/dictionary/save`, { ...options, method: "POST", body });
 }
 
-export type PostHisInterfaceDeleteByIdData = (null) | null;
+export type PostHisInterfaceDeleteByIdData = null;
 /** POST /api/bdt/v1/hisInterface/delete/{id}: Delete hisInterface */
 export function postHisInterfaceDeleteById(id: number, options: CallOptions = {}): Promise<PostHisInterfaceDeleteByIdData> {
   return request<PostHisInterfaceDeleteByIdData>(`/api/bdt/v1/hisInterface/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -129,14 +129,14 @@ export function getHisInterfaceDetailById(id: number, options: CallOptions = {})
   return request<GetHisInterfaceDetailByIdData>(`/api/bdt/v1/hisInterface/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostHisInterfaceListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostHisInterfaceListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostHisInterfaceListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/hisInterface/list: List hisInterface (paged, sorted, filtered, within the data scope) */
 export function postHisInterfaceList(body: PostHisInterfaceListBody, options: CallOptions = {}): Promise<PostHisInterfaceListData> {
   return request<PostHisInterfaceListData>(`/api/bdt/v1/hisInterface/list`, { ...options, method: "POST", body });
 }
 
-export type GetHisInterfaceOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); timeoutSeconds?: (number | ("null")); enabled?: (boolean | ("null")); };
+export type GetHisInterfaceOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); timeoutSeconds?: (number | "null"); enabled?: (boolean | "null"); };
 export type GetHisInterfaceOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/bdt/v1/hisInterface/options: hisInterface as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getHisInterfaceOptions(query?: GetHisInterfaceOptionsQuery, options: CallOptions = {}): Promise<GetHisInterfaceOptionsData> {
@@ -150,7 +150,7 @@ export function postHisInterfaceSave(body: PostHisInterfaceSaveBody, options: Ca
   return request<PostHisInterfaceSaveData>(`/api/bdt/v1/hisInterface/save`, { ...options, method: "POST", body });
 }
 
-export type PostTurnaroundLimitDeleteByIdData = (null) | null;
+export type PostTurnaroundLimitDeleteByIdData = null;
 /** POST /api/bdt/v1/turnaroundLimit/delete/{id}: Delete turnaroundLimit */
 export function postTurnaroundLimitDeleteById(id: number, options: CallOptions = {}): Promise<PostTurnaroundLimitDeleteByIdData> {
   return request<PostTurnaroundLimitDeleteByIdData>(`/api/bdt/v1/turnaroundLimit/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -162,14 +162,14 @@ export function getTurnaroundLimitDetailById(id: number, options: CallOptions = 
   return request<GetTurnaroundLimitDetailByIdData>(`/api/bdt/v1/turnaroundLimit/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostTurnaroundLimitListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostTurnaroundLimitListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostTurnaroundLimitListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/turnaroundLimit/list: List turnaroundLimit (paged, sorted, filtered, within the data scope) */
 export function postTurnaroundLimitList(body: PostTurnaroundLimitListBody, options: CallOptions = {}): Promise<PostTurnaroundLimitListData> {
   return request<PostTurnaroundLimitListData>(`/api/bdt/v1/turnaroundLimit/list`, { ...options, method: "POST", body });
 }
 
-export type GetTurnaroundLimitOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); priority?: (number | ("null")); minutes?: (number | ("null")); workingHours?: (boolean | ("null")); };
+export type GetTurnaroundLimitOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); priority?: (number | "null"); minutes?: (number | "null"); workingHours?: (boolean | "null"); };
 export type GetTurnaroundLimitOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/bdt/v1/turnaroundLimit/options: turnaroundLimit as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getTurnaroundLimitOptions(query?: GetTurnaroundLimitOptionsQuery, options: CallOptions = {}): Promise<GetTurnaroundLimitOptionsData> {
@@ -183,7 +183,7 @@ export function postTurnaroundLimitSave(body: PostTurnaroundLimitSaveBody, optio
   return request<PostTurnaroundLimitSaveData>(`/api/bdt/v1/turnaroundLimit/save`, { ...options, method: "POST", body });
 }
 
-export type PostWorkCalendarDeleteByIdData = (null) | null;
+export type PostWorkCalendarDeleteByIdData = null;
 /** POST /api/bdt/v1/workCalendar/delete/{id}: Delete workCalendar */
 export function postWorkCalendarDeleteById(id: number, options: CallOptions = {}): Promise<PostWorkCalendarDeleteByIdData> {
   return request<PostWorkCalendarDeleteByIdData>(`/api/bdt/v1/workCalendar/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -195,14 +195,14 @@ export function getWorkCalendarDetailById(id: number, options: CallOptions = {})
   return request<GetWorkCalendarDetailByIdData>(`/api/bdt/v1/workCalendar/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostWorkCalendarListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostWorkCalendarListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostWorkCalendarListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/workCalendar/list: List workCalendar (paged, sorted, filtered, within the data scope) */
 export function postWorkCalendarList(body: PostWorkCalendarListBody, options: CallOptions = {}): Promise<PostWorkCalendarListData> {
   return request<PostWorkCalendarListData>(`/api/bdt/v1/workCalendar/list`, { ...options, method: "POST", body });
 }
 
-export type GetWorkCalendarOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); nearPercent?: (number | ("null")); };
+export type GetWorkCalendarOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); nearPercent?: (number | "null"); };
 export type GetWorkCalendarOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/bdt/v1/workCalendar/options: workCalendar as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getWorkCalendarOptions(query?: GetWorkCalendarOptionsQuery, options: CallOptions = {}): Promise<GetWorkCalendarOptionsData> {
@@ -216,7 +216,7 @@ export function postWorkCalendarSave(body: PostWorkCalendarSaveBody, options: Ca
   return request<PostWorkCalendarSaveData>(`/api/bdt/v1/workCalendar/save`, { ...options, method: "POST", body });
 }
 
-export type PostWorkloadWeightDeleteByIdData = (null) | null;
+export type PostWorkloadWeightDeleteByIdData = null;
 /** POST /api/bdt/v1/workloadWeight/delete/{id}: Delete workloadWeight */
 export function postWorkloadWeightDeleteById(id: number, options: CallOptions = {}): Promise<PostWorkloadWeightDeleteByIdData> {
   return request<PostWorkloadWeightDeleteByIdData>(`/api/bdt/v1/workloadWeight/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -228,14 +228,14 @@ export function getWorkloadWeightDetailById(id: number, options: CallOptions = {
   return request<GetWorkloadWeightDetailByIdData>(`/api/bdt/v1/workloadWeight/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostWorkloadWeightListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostWorkloadWeightListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostWorkloadWeightListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/bdt/v1/workloadWeight/list: List workloadWeight (paged, sorted, filtered, within the data scope) */
 export function postWorkloadWeightList(body: PostWorkloadWeightListBody, options: CallOptions = {}): Promise<PostWorkloadWeightListData> {
   return request<PostWorkloadWeightListData>(`/api/bdt/v1/workloadWeight/list`, { ...options, method: "POST", body });
 }
 
-export type GetWorkloadWeightOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); examItemId?: (number | ("null")); organId?: (number | ("null")); coefficient?: (number | ("null")); };
+export type GetWorkloadWeightOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); examItemId?: (number | "null"); organId?: (number | "null"); coefficient?: (number | "null"); };
 export type GetWorkloadWeightOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/bdt/v1/workloadWeight/options: workloadWeight as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getWorkloadWeightOptions(query?: GetWorkloadWeightOptionsQuery, options: CallOptions = {}): Promise<GetWorkloadWeightOptionsData> {

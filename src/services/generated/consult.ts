@@ -37,21 +37,21 @@ export function getConsultationDetailById(id: number, options: CallOptions = {})
   return request<GetConsultationDetailByIdData>(`/api/consult/v1/consultation/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostConsultationListAppliedBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostConsultationListAppliedBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostConsultationListAppliedData = { list?: Array<Record<string, unknown>>; total?: number; };
 /** POST /api/consult/v1/consultation/list/applied: The consultations I applied for */
 export function postConsultationListApplied(body: PostConsultationListAppliedBody, options: CallOptions = {}): Promise<PostConsultationListAppliedData> {
   return request<PostConsultationListAppliedData>(`/api/consult/v1/consultation/list/applied`, { ...options, method: "POST", body });
 }
 
-export type PostConsultationListWorklistBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostConsultationListWorklistBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostConsultationListWorklistData = { list?: Array<Record<string, unknown>>; total?: number; };
 /** POST /api/consult/v1/consultation/list/worklist: The consultations I am invited to or manage */
 export function postConsultationListWorklist(body: PostConsultationListWorklistBody, options: CallOptions = {}): Promise<PostConsultationListWorklistData> {
   return request<PostConsultationListWorklistData>(`/api/consult/v1/consultation/list/worklist`, { ...options, method: "POST", body });
 }
 
-export type PostConsultationLogListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostConsultationLogListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostConsultationLogListData = { list?: Array<Record<string, unknown>>; total?: number; };
 /** POST /api/consult/v1/consultation/log/list: The operation log of the consultations the caller may read, newest first */
 export function postConsultationLogList(body: PostConsultationLogListBody, options: CallOptions = {}): Promise<PostConsultationLogListData> {
@@ -65,7 +65,7 @@ export function postConsultationSave(body: PostConsultationSaveBody, options: Ca
   return request<PostConsultationSaveData>(`/api/consult/v1/consultation/save`, { ...options, method: "POST", body });
 }
 
-export type GetConsultationByIdData = { id: number; consultNo?: string; topic?: string; meetingId?: string | null; state: number; participants: { userIds?: Array<number>; expertIds?: Array<number>; }; };
+export type GetConsultationByIdData = { id: number; consultNo?: string; topic?: string; meetingId?: (string | null); state: number; participants: { userIds?: Array<number>; expertIds?: Array<number>; }; };
 /** GET /api/consult/v1/consultation/{id}: What the video room needs: id, number, topic, meetingId, state and participants (user ids, expert ids) */
 export function getConsultationById(id: number, options: CallOptions = {}): Promise<GetConsultationByIdData> {
   return request<GetConsultationByIdData>(`/api/consult/v1/consultation/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
@@ -83,13 +83,13 @@ export function postConsultationReportPrintedById(id: number, options: CallOptio
   return request<PostConsultationReportPrintedByIdData>(`/api/consult/v1/consultation/${encodeURIComponent(String(id))}/report/printed`, { ...options, method: "POST" });
 }
 
-export type GetCountsData = { applied?: number; worklist?: number; toReview?: number; notices?: number; };
+export type GetCountsData = { applied: number; worklist: number; toReview: number; notices: number; };
 /** GET /api/consult/v1/counts: Counts: my applications, my worklist, waiting for my review, my unread notices */
 export function getCounts(options: CallOptions = {}): Promise<GetCountsData> {
   return request<GetCountsData>(`/api/consult/v1/counts`, { ...options, method: "GET" });
 }
 
-export type PostExpertDeleteByIdData = (null) | null;
+export type PostExpertDeleteByIdData = null;
 /** POST /api/consult/v1/expert/delete/{id}: Delete expert */
 export function postExpertDeleteById(id: number, options: CallOptions = {}): Promise<PostExpertDeleteByIdData> {
   return request<PostExpertDeleteByIdData>(`/api/consult/v1/expert/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -101,14 +101,14 @@ export function getExpertDetailById(id: number, options: CallOptions = {}): Prom
   return request<GetExpertDetailByIdData>(`/api/consult/v1/expert/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExpertListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExpertListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExpertListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/consult/v1/expert/list: List expert (paged, sorted, filtered, within the data scope) */
 export function postExpertList(body: PostExpertListBody, options: CallOptions = {}): Promise<PostExpertListData> {
   return request<PostExpertListData>(`/api/consult/v1/expert/list`, { ...options, method: "POST", body });
 }
 
-export type GetExpertOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); userId?: (number | ("null")); title?: (number | ("null")); state?: (number | ("null")); };
+export type GetExpertOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); userId?: (number | "null"); title?: (number | "null"); state?: (number | "null"); };
 export type GetExpertOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/consult/v1/expert/options: expert as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getExpertOptions(query?: GetExpertOptionsQuery, options: CallOptions = {}): Promise<GetExpertOptionsData> {
@@ -136,19 +136,19 @@ export function getNotice(options: CallOptions = {}): Promise<GetNoticeData> {
 }
 
 export type PostVideoRoomBody = { consultationId: number; studyUids?: Array<string>; };
-export type PostVideoRoomData = { meetingId: string; consultationId: number; studyUids: Array<string>; presenterId: number | null; sfu: ("mesh" | "janus"); };
+export type PostVideoRoomData = { meetingId: string; consultationId: number; studyUids: Array<string>; presenterId: (number | null); sfu: ("mesh" | "janus"); };
 /** POST /api/consult/v1/video/room: Start the video room of a consultation (or find the one started): its meeting id */
 export function postVideoRoom(body: PostVideoRoomBody, options: CallOptions = {}): Promise<PostVideoRoomData> {
   return request<PostVideoRoomData>(`/api/consult/v1/video/room`, { ...options, method: "POST", body });
 }
 
-export type GetVideoRoomByConsultationIdData = { meetingId: string; consultationId: number; studyUids: Array<string>; presenterId: number | null; sfu: ("mesh" | "janus"); };
+export type GetVideoRoomByConsultationIdData = { meetingId: string; consultationId: number; studyUids: Array<string>; presenterId: (number | null); sfu: ("mesh" | "janus"); };
 /** GET /api/consult/v1/video/room/{consultationId}: The video room of a consultation the caller is a party to (also after it ended) */
 export function getVideoRoomByConsultationId(consultationId: number, options: CallOptions = {}): Promise<GetVideoRoomByConsultationIdData> {
   return request<GetVideoRoomByConsultationIdData>(`/api/consult/v1/video/room/${encodeURIComponent(String(consultationId))}`, { ...options, method: "GET" });
 }
 
-export type GetVideoRoomAnnotationsByConsultationIdData = { annotations: Array<Record<string, unknown>>; savedBy: number; savedAt: string; } | null;
+export type GetVideoRoomAnnotationsByConsultationIdData = ({ annotations: Array<Record<string, unknown>>; savedBy: number; savedAt: string; } | null);
 /** GET /api/consult/v1/video/room/{consultationId}/annotations: The annotations the reading-together session ended with (for the consultation report), or null */
 export function getVideoRoomAnnotationsByConsultationId(consultationId: number, options: CallOptions = {}): Promise<GetVideoRoomAnnotationsByConsultationIdData> {
   return request<GetVideoRoomAnnotationsByConsultationIdData>(`/api/consult/v1/video/room/${encodeURIComponent(String(consultationId))}/annotations`, { ...options, method: "GET" });

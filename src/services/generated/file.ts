@@ -4,7 +4,7 @@ import { request, type RequestOptions } from '../request';
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostDeleteByIdData = (null) | null;
+export type PostDeleteByIdData = null;
 /** POST /api/file/v1/delete/{id}: Delete a kept file (what it was attached to forgets it) or drop an unfinished upload */
 export function postDeleteById(id: string, options: CallOptions = {}): Promise<PostDeleteByIdData> {
   return request<PostDeleteByIdData>(`/api/file/v1/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });

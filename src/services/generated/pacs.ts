@@ -5,7 +5,7 @@ import type { CommonSetting as EntitiesCommonSetting } from '../../shared/genera
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostStudyCompareBody = (unknown | unknown);
+export type PostStudyCompareBody = unknown;
 export type PostStudyCompareData = { masked: boolean; list: Array<Record<string, unknown>>; total: number; };
 /** POST /api/pacs/v1/study/compare: Image comparison: 2 to 16 studies with images of one patient */
 export function postStudyCompare(body: PostStudyCompareBody, options: CallOptions = {}): Promise<PostStudyCompareData> {
@@ -31,7 +31,7 @@ export function getStudyDetailById(id: number, options: CallOptions = {}): Promi
   return request<GetStudyDetailByIdData>(`/api/pacs/v1/study/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostStudyListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostStudyListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostStudyListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/pacs/v1/study/list: List study (paged, sorted, filtered, within the data scope) */
 export function postStudyList(body: PostStudyListBody, options: CallOptions = {}): Promise<PostStudyListData> {
@@ -44,14 +44,14 @@ export function getStudyReviewCount(options: CallOptions = {}): Promise<GetStudy
   return request<GetStudyReviewCountData>(`/api/pacs/v1/study/review/count`, { ...options, method: "GET" });
 }
 
-export type PostStudyViewerBody = (unknown | unknown);
+export type PostStudyViewerBody = unknown;
 export type PostStudyViewerData = { masked: boolean; list: Array<Record<string, unknown>>; total: number; };
 /** POST /api/pacs/v1/study/viewer: Studies to show in the viewer, by study UID or by exam, with series and thumbnails */
 export function postStudyViewer(body: PostStudyViewerBody, options: CallOptions = {}): Promise<PostStudyViewerData> {
   return request<PostStudyViewerData>(`/api/pacs/v1/study/viewer`, { ...options, method: "POST", body });
 }
 
-export type PostViewerConfigBody = (EntitiesCommonSetting);
+export type PostViewerConfigBody = EntitiesCommonSetting;
 export type PostViewerConfigData = { openModel?: string; doubleConfig?: Array<string>; };
 /** POST /api/pacs/v1/viewer/config: Save the caller’s image-viewer settings ({viewConfig}: single or dual screen, new window, auto-load); user info returns them */
 export function postViewerConfig(body: PostViewerConfigBody, options: CallOptions = {}): Promise<PostViewerConfigData> {

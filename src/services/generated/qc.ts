@@ -5,7 +5,7 @@ import type { QcRule as EntitiesQcRule } from '../../shared/generated/entities/q
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostRuleDeleteByIdData = (null) | null;
+export type PostRuleDeleteByIdData = null;
 /** POST /api/qc/v1/rule/delete/{id}: Delete rule */
 export function postRuleDeleteById(id: number, options: CallOptions = {}): Promise<PostRuleDeleteByIdData> {
   return request<PostRuleDeleteByIdData>(`/api/qc/v1/rule/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -17,14 +17,14 @@ export function getRuleDetailById(id: number, options: CallOptions = {}): Promis
   return request<GetRuleDetailByIdData>(`/api/qc/v1/rule/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostRuleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostRuleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostRuleListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/qc/v1/rule/list: List rule (paged, sorted, filtered, within the data scope) */
 export function postRuleList(body: PostRuleListBody, options: CallOptions = {}): Promise<PostRuleListData> {
   return request<PostRuleListData>(`/api/qc/v1/rule/list`, { ...options, method: "POST", body });
 }
 
-export type GetRuleOptionsQuery = { id?: (number | ("null")); type?: (string | ("null")); enabled?: (boolean | ("null")); timeLimitHours?: (number | ("null")); minImages?: (number | ("null")); };
+export type GetRuleOptionsQuery = { id?: (number | "null"); type?: (string | "null"); enabled?: (boolean | "null"); timeLimitHours?: (number | "null"); minImages?: (number | "null"); };
 export type GetRuleOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/qc/v1/rule/options: rule as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getRuleOptions(query?: GetRuleOptionsQuery, options: CallOptions = {}): Promise<GetRuleOptionsData> {

@@ -9,7 +9,7 @@ import type { ScheduleRule as EntitiesScheduleRule } from '../../shared/generate
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostDeviceDeleteByIdData = (null) | null;
+export type PostDeviceDeleteByIdData = null;
 /** POST /api/ris/v1/device/delete/{id}: Delete device */
 export function postDeviceDeleteById(id: number, options: CallOptions = {}): Promise<PostDeviceDeleteByIdData> {
   return request<PostDeviceDeleteByIdData>(`/api/ris/v1/device/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -21,14 +21,14 @@ export function getDeviceDetailById(id: number, options: CallOptions = {}): Prom
   return request<GetDeviceDetailByIdData>(`/api/ris/v1/device/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostDeviceListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostDeviceListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostDeviceListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/device/list: List device (paged, sorted, filtered, within the data scope) */
 export function postDeviceList(body: PostDeviceListBody, options: CallOptions = {}): Promise<PostDeviceListData> {
   return request<PostDeviceListData>(`/api/ris/v1/device/list`, { ...options, method: "POST", body });
 }
 
-export type GetDeviceOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); departmentId?: (number | ("null")); port?: (number | ("null")); state?: (number | ("null")); sendTarget?: (boolean | ("null")); defaultCharset?: (string | ("null")); };
+export type GetDeviceOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); departmentId?: (number | "null"); port?: (number | "null"); state?: (number | "null"); sendTarget?: (boolean | "null"); defaultCharset?: (string | "null"); };
 export type GetDeviceOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/device/options: device as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getDeviceOptions(query?: GetDeviceOptionsQuery, options: CallOptions = {}): Promise<GetDeviceOptionsData> {
@@ -42,13 +42,13 @@ export function postDeviceSave(body: PostDeviceSaveBody, options: CallOptions = 
   return request<PostDeviceSaveData>(`/api/ris/v1/device/save`, { ...options, method: "POST", body });
 }
 
-export type PostExamCheckinByIdData = Record<string, unknown>;
+export type PostExamCheckinByIdData = { id: Exclude<EntitiesExam["id"], undefined>; hospitalId?: Exclude<EntitiesExam["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesExam["hospitalName"], undefined>; examCode?: Exclude<EntitiesExam["examCode"], undefined>; imageCode?: Exclude<EntitiesExam["imageCode"], undefined>; studyUID?: Exclude<EntitiesExam["studyUID"], undefined>; studyInstanceUid?: Exclude<EntitiesExam["studyInstanceUid"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; hisPatientNameEn?: Exclude<EntitiesExam["hisPatientNameEn"], undefined>; hisNo?: Exclude<EntitiesExam["hisNo"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; idNo?: Exclude<EntitiesExam["idNo"], undefined>; socialSecurityNo?: Exclude<EntitiesExam["socialSecurityNo"], undefined>; medicalCardNo?: Exclude<EntitiesExam["medicalCardNo"], undefined>; outPatientNo?: Exclude<EntitiesExam["outPatientNo"], undefined>; inPatientNo?: Exclude<EntitiesExam["inPatientNo"], undefined>; bedNo?: Exclude<EntitiesExam["bedNo"], undefined>; birthDate?: Exclude<EntitiesExam["birthDate"], undefined>; age?: Exclude<EntitiesExam["age"], undefined>; ageUnit?: Exclude<EntitiesExam["ageUnit"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; phone?: Exclude<EntitiesExam["phone"], undefined>; credentialType?: Exclude<EntitiesExam["credentialType"], undefined>; credentialNo?: Exclude<EntitiesExam["credentialNo"], undefined>; patientSource?: Exclude<EntitiesExam["patientSource"], undefined>; priority?: Exclude<EntitiesExam["priority"], undefined>; hisDeptName?: Exclude<EntitiesExam["hisDeptName"], undefined>; hisDoctorName?: Exclude<EntitiesExam["hisDoctorName"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; payment?: Exclude<EntitiesExam["payment"], undefined>; clinicalDiagnosis?: Exclude<EntitiesExam["clinicalDiagnosis"], undefined>; patientHistory?: Exclude<EntitiesExam["patientHistory"], undefined>; clinicalSymptom?: Exclude<EntitiesExam["clinicalSymptom"], undefined>; remark?: Exclude<EntitiesExam["remark"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; items?: Exclude<EntitiesExam["items"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; filmType?: Exclude<EntitiesExam["filmType"], undefined>; superiorHospitalId?: Exclude<EntitiesExam["superiorHospitalId"], undefined>; registerType?: Exclude<EntitiesExam["registerType"], undefined>; registerDoctorName?: Exclude<EntitiesExam["registerDoctorName"], undefined>; price?: Exclude<EntitiesExam["price"], undefined>; examState?: Exclude<EntitiesExam["examState"], undefined>; examTime?: Exclude<EntitiesExam["examTime"], undefined>; reportState?: Exclude<EntitiesExam["reportState"], undefined>; imageStatus?: Exclude<EntitiesExam["imageStatus"], undefined>; seriesCount?: Exclude<EntitiesExam["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesExam["instanceCount"], undefined>; thumbnail?: Exclude<EntitiesExam["thumbnail"], undefined>; sendState?: Exclude<EntitiesExam["sendState"], undefined>; sendDone?: Exclude<EntitiesExam["sendDone"], undefined>; sendTotal?: Exclude<EntitiesExam["sendTotal"], undefined>; sendError?: Exclude<EntitiesExam["sendError"], undefined>; hidden?: Exclude<EntitiesExam["hidden"], undefined>; reviewWaiting?: Exclude<EntitiesExam["reviewWaiting"], undefined>; createdAt?: Exclude<EntitiesExam["createdAt"], undefined>; actions: Array<string>; };
 /** POST /api/ris/v1/exam/checkin/{id}: Check in (到检): the patient of a registered exam not yet examined has arrived, appointment or walk-in (enters the worklist). (workflow action "checkin") */
 export function postExamCheckinById(id: number, options: CallOptions = {}): Promise<PostExamCheckinByIdData> {
   return request<PostExamCheckinByIdData>(`/api/ris/v1/exam/checkin/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
 }
 
-export type PostExamDeleteByIdData = (null) | null;
+export type PostExamDeleteByIdData = null;
 /** POST /api/ris/v1/exam/delete/{id}: Delete exam */
 export function postExamDeleteById(id: number, options: CallOptions = {}): Promise<PostExamDeleteByIdData> {
   return request<PostExamDeleteByIdData>(`/api/ris/v1/exam/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -60,27 +60,27 @@ export function getExamDetailById(id: number, options: CallOptions = {}): Promis
   return request<GetExamDetailByIdData>(`/api/ris/v1/exam/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExamExportBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamExportBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamExportData = { id?: number; state?: string; };
 /** POST /api/ris/v1/exam/export: Queue an export of the exam list for its filters (createdAt required, at most 31 days); answers the job id at once */
 export function postExamExport(body: PostExamExportBody, options: CallOptions = {}): Promise<PostExamExportData> {
   return request<PostExamExportData>(`/api/ris/v1/exam/export`, { ...options, method: "POST", body });
 }
 
-export type PostExamHideByIdData = Record<string, unknown>;
+export type PostExamHideByIdData = { id: Exclude<EntitiesExam["id"], undefined>; hospitalId?: Exclude<EntitiesExam["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesExam["hospitalName"], undefined>; examCode?: Exclude<EntitiesExam["examCode"], undefined>; imageCode?: Exclude<EntitiesExam["imageCode"], undefined>; studyUID?: Exclude<EntitiesExam["studyUID"], undefined>; studyInstanceUid?: Exclude<EntitiesExam["studyInstanceUid"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; hisPatientNameEn?: Exclude<EntitiesExam["hisPatientNameEn"], undefined>; hisNo?: Exclude<EntitiesExam["hisNo"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; idNo?: Exclude<EntitiesExam["idNo"], undefined>; socialSecurityNo?: Exclude<EntitiesExam["socialSecurityNo"], undefined>; medicalCardNo?: Exclude<EntitiesExam["medicalCardNo"], undefined>; outPatientNo?: Exclude<EntitiesExam["outPatientNo"], undefined>; inPatientNo?: Exclude<EntitiesExam["inPatientNo"], undefined>; bedNo?: Exclude<EntitiesExam["bedNo"], undefined>; birthDate?: Exclude<EntitiesExam["birthDate"], undefined>; age?: Exclude<EntitiesExam["age"], undefined>; ageUnit?: Exclude<EntitiesExam["ageUnit"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; phone?: Exclude<EntitiesExam["phone"], undefined>; credentialType?: Exclude<EntitiesExam["credentialType"], undefined>; credentialNo?: Exclude<EntitiesExam["credentialNo"], undefined>; patientSource?: Exclude<EntitiesExam["patientSource"], undefined>; priority?: Exclude<EntitiesExam["priority"], undefined>; hisDeptName?: Exclude<EntitiesExam["hisDeptName"], undefined>; hisDoctorName?: Exclude<EntitiesExam["hisDoctorName"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; payment?: Exclude<EntitiesExam["payment"], undefined>; clinicalDiagnosis?: Exclude<EntitiesExam["clinicalDiagnosis"], undefined>; patientHistory?: Exclude<EntitiesExam["patientHistory"], undefined>; clinicalSymptom?: Exclude<EntitiesExam["clinicalSymptom"], undefined>; remark?: Exclude<EntitiesExam["remark"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; items?: Exclude<EntitiesExam["items"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; filmType?: Exclude<EntitiesExam["filmType"], undefined>; superiorHospitalId?: Exclude<EntitiesExam["superiorHospitalId"], undefined>; registerType?: Exclude<EntitiesExam["registerType"], undefined>; registerDoctorName?: Exclude<EntitiesExam["registerDoctorName"], undefined>; price?: Exclude<EntitiesExam["price"], undefined>; examState?: Exclude<EntitiesExam["examState"], undefined>; examTime?: Exclude<EntitiesExam["examTime"], undefined>; reportState?: Exclude<EntitiesExam["reportState"], undefined>; imageStatus?: Exclude<EntitiesExam["imageStatus"], undefined>; seriesCount?: Exclude<EntitiesExam["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesExam["instanceCount"], undefined>; thumbnail?: Exclude<EntitiesExam["thumbnail"], undefined>; sendState?: Exclude<EntitiesExam["sendState"], undefined>; sendDone?: Exclude<EntitiesExam["sendDone"], undefined>; sendTotal?: Exclude<EntitiesExam["sendTotal"], undefined>; sendError?: Exclude<EntitiesExam["sendError"], undefined>; hidden?: Exclude<EntitiesExam["hidden"], undefined>; reviewWaiting?: Exclude<EntitiesExam["reviewWaiting"], undefined>; createdAt?: Exclude<EntitiesExam["createdAt"], undefined>; actions: Array<string>; };
 /** POST /api/ris/v1/exam/hide/{id}: Hide an exam from the list and the worklist. (workflow action "hide") */
 export function postExamHideById(id: number, options: CallOptions = {}): Promise<PostExamHideByIdData> {
   return request<PostExamHideByIdData>(`/api/ris/v1/exam/hide/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
 }
 
 export type GetExamHistoryQuery = { patientId: string; hospitalId?: number; };
-export type GetExamHistoryData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type GetExamHistoryData = { list: Array<{ id?: Exclude<EntitiesExam["id"], undefined>; hospitalId?: Exclude<EntitiesExam["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesExam["hospitalName"], undefined>; examCode?: Exclude<EntitiesExam["examCode"], undefined>; imageCode?: Exclude<EntitiesExam["imageCode"], undefined>; studyUID?: Exclude<EntitiesExam["studyUID"], undefined>; studyInstanceUid?: Exclude<EntitiesExam["studyInstanceUid"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; hisPatientNameEn?: Exclude<EntitiesExam["hisPatientNameEn"], undefined>; hisNo?: Exclude<EntitiesExam["hisNo"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; idNo?: Exclude<EntitiesExam["idNo"], undefined>; socialSecurityNo?: Exclude<EntitiesExam["socialSecurityNo"], undefined>; medicalCardNo?: Exclude<EntitiesExam["medicalCardNo"], undefined>; outPatientNo?: Exclude<EntitiesExam["outPatientNo"], undefined>; inPatientNo?: Exclude<EntitiesExam["inPatientNo"], undefined>; bedNo?: Exclude<EntitiesExam["bedNo"], undefined>; birthDate?: Exclude<EntitiesExam["birthDate"], undefined>; age?: Exclude<EntitiesExam["age"], undefined>; ageUnit?: Exclude<EntitiesExam["ageUnit"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; phone?: Exclude<EntitiesExam["phone"], undefined>; credentialType?: Exclude<EntitiesExam["credentialType"], undefined>; credentialNo?: Exclude<EntitiesExam["credentialNo"], undefined>; patientSource?: Exclude<EntitiesExam["patientSource"], undefined>; priority?: Exclude<EntitiesExam["priority"], undefined>; hisDeptName?: Exclude<EntitiesExam["hisDeptName"], undefined>; hisDoctorName?: Exclude<EntitiesExam["hisDoctorName"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; payment?: Exclude<EntitiesExam["payment"], undefined>; clinicalDiagnosis?: Exclude<EntitiesExam["clinicalDiagnosis"], undefined>; patientHistory?: Exclude<EntitiesExam["patientHistory"], undefined>; clinicalSymptom?: Exclude<EntitiesExam["clinicalSymptom"], undefined>; remark?: Exclude<EntitiesExam["remark"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; items?: Exclude<EntitiesExam["items"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; filmType?: Exclude<EntitiesExam["filmType"], undefined>; superiorHospitalId?: Exclude<EntitiesExam["superiorHospitalId"], undefined>; registerType?: Exclude<EntitiesExam["registerType"], undefined>; registerDoctorName?: Exclude<EntitiesExam["registerDoctorName"], undefined>; price?: Exclude<EntitiesExam["price"], undefined>; examState?: Exclude<EntitiesExam["examState"], undefined>; examTime?: Exclude<EntitiesExam["examTime"], undefined>; reportState?: Exclude<EntitiesExam["reportState"], undefined>; imageStatus?: Exclude<EntitiesExam["imageStatus"], undefined>; seriesCount?: Exclude<EntitiesExam["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesExam["instanceCount"], undefined>; thumbnail?: Exclude<EntitiesExam["thumbnail"], undefined>; sendState?: Exclude<EntitiesExam["sendState"], undefined>; sendDone?: Exclude<EntitiesExam["sendDone"], undefined>; sendTotal?: Exclude<EntitiesExam["sendTotal"], undefined>; sendError?: Exclude<EntitiesExam["sendError"], undefined>; hidden?: Exclude<EntitiesExam["hidden"], undefined>; reviewWaiting?: Exclude<EntitiesExam["reviewWaiting"], undefined>; createdAt?: Exclude<EntitiesExam["createdAt"], undefined>; }>; total: number; };
 /** GET /api/ris/v1/exam/history: A patient's exams within the caller's scope, newest first (hospitalId narrows to one hospital's patient ids) */
 export function getExamHistory(query: GetExamHistoryQuery, options: CallOptions = {}): Promise<GetExamHistoryData> {
   return request<GetExamHistoryData>(`/api/ris/v1/exam/history`, { ...options, method: "GET", query });
 }
 
-export type PostExamListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/exam/list: List exam (paged, sorted, filtered, within the data scope) */
 export function postExamList(body: PostExamListBody, options: CallOptions = {}): Promise<PostExamListData> {
@@ -100,7 +100,7 @@ export function getExamOptions(options: CallOptions = {}): Promise<GetExamOption
   return request<GetExamOptionsData>(`/api/ris/v1/exam/options`, { ...options, method: "GET" });
 }
 
-export type PostExamRestoreByIdData = Record<string, unknown>;
+export type PostExamRestoreByIdData = { id: Exclude<EntitiesExam["id"], undefined>; hospitalId?: Exclude<EntitiesExam["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesExam["hospitalName"], undefined>; examCode?: Exclude<EntitiesExam["examCode"], undefined>; imageCode?: Exclude<EntitiesExam["imageCode"], undefined>; studyUID?: Exclude<EntitiesExam["studyUID"], undefined>; studyInstanceUid?: Exclude<EntitiesExam["studyInstanceUid"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; hisPatientNameEn?: Exclude<EntitiesExam["hisPatientNameEn"], undefined>; hisNo?: Exclude<EntitiesExam["hisNo"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; idNo?: Exclude<EntitiesExam["idNo"], undefined>; socialSecurityNo?: Exclude<EntitiesExam["socialSecurityNo"], undefined>; medicalCardNo?: Exclude<EntitiesExam["medicalCardNo"], undefined>; outPatientNo?: Exclude<EntitiesExam["outPatientNo"], undefined>; inPatientNo?: Exclude<EntitiesExam["inPatientNo"], undefined>; bedNo?: Exclude<EntitiesExam["bedNo"], undefined>; birthDate?: Exclude<EntitiesExam["birthDate"], undefined>; age?: Exclude<EntitiesExam["age"], undefined>; ageUnit?: Exclude<EntitiesExam["ageUnit"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; phone?: Exclude<EntitiesExam["phone"], undefined>; credentialType?: Exclude<EntitiesExam["credentialType"], undefined>; credentialNo?: Exclude<EntitiesExam["credentialNo"], undefined>; patientSource?: Exclude<EntitiesExam["patientSource"], undefined>; priority?: Exclude<EntitiesExam["priority"], undefined>; hisDeptName?: Exclude<EntitiesExam["hisDeptName"], undefined>; hisDoctorName?: Exclude<EntitiesExam["hisDoctorName"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; payment?: Exclude<EntitiesExam["payment"], undefined>; clinicalDiagnosis?: Exclude<EntitiesExam["clinicalDiagnosis"], undefined>; patientHistory?: Exclude<EntitiesExam["patientHistory"], undefined>; clinicalSymptom?: Exclude<EntitiesExam["clinicalSymptom"], undefined>; remark?: Exclude<EntitiesExam["remark"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; items?: Exclude<EntitiesExam["items"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; filmType?: Exclude<EntitiesExam["filmType"], undefined>; superiorHospitalId?: Exclude<EntitiesExam["superiorHospitalId"], undefined>; registerType?: Exclude<EntitiesExam["registerType"], undefined>; registerDoctorName?: Exclude<EntitiesExam["registerDoctorName"], undefined>; price?: Exclude<EntitiesExam["price"], undefined>; examState?: Exclude<EntitiesExam["examState"], undefined>; examTime?: Exclude<EntitiesExam["examTime"], undefined>; reportState?: Exclude<EntitiesExam["reportState"], undefined>; imageStatus?: Exclude<EntitiesExam["imageStatus"], undefined>; seriesCount?: Exclude<EntitiesExam["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesExam["instanceCount"], undefined>; thumbnail?: Exclude<EntitiesExam["thumbnail"], undefined>; sendState?: Exclude<EntitiesExam["sendState"], undefined>; sendDone?: Exclude<EntitiesExam["sendDone"], undefined>; sendTotal?: Exclude<EntitiesExam["sendTotal"], undefined>; sendError?: Exclude<EntitiesExam["sendError"], undefined>; hidden?: Exclude<EntitiesExam["hidden"], undefined>; reviewWaiting?: Exclude<EntitiesExam["reviewWaiting"], undefined>; createdAt?: Exclude<EntitiesExam["createdAt"], undefined>; actions: Array<string>; };
 /** POST /api/ris/v1/exam/restore/{id}: Cancel a termination: back to the state the exam had. (workflow action "restore") */
 export function postExamRestoreById(id: number, options: CallOptions = {}): Promise<PostExamRestoreByIdData> {
   return request<PostExamRestoreByIdData>(`/api/ris/v1/exam/restore/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -114,7 +114,7 @@ export function postExamSave(body: PostExamSaveBody, options: CallOptions = {}):
 }
 
 export type PostExamSendBody = { examId: number; destinationId: number; };
-export type PostExamSendData = { started?: boolean; status?: { id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: string | null; userName?: string | null; createdAt?: string; finishedAt?: string | null; }; };
+export type PostExamSendData = { started?: boolean; status?: { id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: (string | null); userName?: (string | null); createdAt?: string; finishedAt?: (string | null); }; };
 /** POST /api/ris/v1/exam/send: Send the exam's images to a destination (a send target of its hospital or one serving it; PACS530 otherwise, PACS100 without images). A send to that destination still running is answered with its status (started false); after success or failure this is a resend. */
 export function postExamSend(body: PostExamSendBody, options: CallOptions = {}): Promise<PostExamSendData> {
   return request<PostExamSendData>(`/api/ris/v1/exam/send`, { ...options, method: "POST", body });
@@ -132,20 +132,20 @@ export function getExamSendDetailById(id: number, options: CallOptions = {}): Pr
   return request<GetExamSendDetailByIdData>(`/api/ris/v1/exam/send/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExamSendListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamSendListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamSendListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/exam/send/list: List exam/send (paged, sorted, filtered, within the data scope) */
 export function postExamSendList(body: PostExamSendListBody, options: CallOptions = {}): Promise<PostExamSendListData> {
   return request<PostExamSendListData>(`/api/ris/v1/exam/send/list`, { ...options, method: "POST", body });
 }
 
-export type GetExamSendStatusByExamIdData = { list?: Array<{ id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: string | null; userName?: string | null; createdAt?: string; finishedAt?: string | null; }>; };
+export type GetExamSendStatusByExamIdData = { list?: Array<{ id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: (string | null); userName?: (string | null); createdAt?: string; finishedAt?: (string | null); }>; };
 /** GET /api/ris/v1/exam/send/status/{examId}: The exam's sends, the newest per destination first: state, instances done and failed of the total, attempts, the last error */
 export function getExamSendStatusByExamId(examId: number, options: CallOptions = {}): Promise<GetExamSendStatusByExamIdData> {
   return request<GetExamSendStatusByExamIdData>(`/api/ris/v1/exam/send/status/${encodeURIComponent(String(examId))}`, { ...options, method: "GET" });
 }
 
-export type PostExamTerminateByIdData = Record<string, unknown>;
+export type PostExamTerminateByIdData = { id: Exclude<EntitiesExam["id"], undefined>; hospitalId?: Exclude<EntitiesExam["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesExam["hospitalName"], undefined>; examCode?: Exclude<EntitiesExam["examCode"], undefined>; imageCode?: Exclude<EntitiesExam["imageCode"], undefined>; studyUID?: Exclude<EntitiesExam["studyUID"], undefined>; studyInstanceUid?: Exclude<EntitiesExam["studyInstanceUid"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; hisPatientNameEn?: Exclude<EntitiesExam["hisPatientNameEn"], undefined>; hisNo?: Exclude<EntitiesExam["hisNo"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; idNo?: Exclude<EntitiesExam["idNo"], undefined>; socialSecurityNo?: Exclude<EntitiesExam["socialSecurityNo"], undefined>; medicalCardNo?: Exclude<EntitiesExam["medicalCardNo"], undefined>; outPatientNo?: Exclude<EntitiesExam["outPatientNo"], undefined>; inPatientNo?: Exclude<EntitiesExam["inPatientNo"], undefined>; bedNo?: Exclude<EntitiesExam["bedNo"], undefined>; birthDate?: Exclude<EntitiesExam["birthDate"], undefined>; age?: Exclude<EntitiesExam["age"], undefined>; ageUnit?: Exclude<EntitiesExam["ageUnit"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; phone?: Exclude<EntitiesExam["phone"], undefined>; credentialType?: Exclude<EntitiesExam["credentialType"], undefined>; credentialNo?: Exclude<EntitiesExam["credentialNo"], undefined>; patientSource?: Exclude<EntitiesExam["patientSource"], undefined>; priority?: Exclude<EntitiesExam["priority"], undefined>; hisDeptName?: Exclude<EntitiesExam["hisDeptName"], undefined>; hisDoctorName?: Exclude<EntitiesExam["hisDoctorName"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; payment?: Exclude<EntitiesExam["payment"], undefined>; clinicalDiagnosis?: Exclude<EntitiesExam["clinicalDiagnosis"], undefined>; patientHistory?: Exclude<EntitiesExam["patientHistory"], undefined>; clinicalSymptom?: Exclude<EntitiesExam["clinicalSymptom"], undefined>; remark?: Exclude<EntitiesExam["remark"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; items?: Exclude<EntitiesExam["items"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; filmType?: Exclude<EntitiesExam["filmType"], undefined>; superiorHospitalId?: Exclude<EntitiesExam["superiorHospitalId"], undefined>; registerType?: Exclude<EntitiesExam["registerType"], undefined>; registerDoctorName?: Exclude<EntitiesExam["registerDoctorName"], undefined>; price?: Exclude<EntitiesExam["price"], undefined>; examState?: Exclude<EntitiesExam["examState"], undefined>; examTime?: Exclude<EntitiesExam["examTime"], undefined>; reportState?: Exclude<EntitiesExam["reportState"], undefined>; imageStatus?: Exclude<EntitiesExam["imageStatus"], undefined>; seriesCount?: Exclude<EntitiesExam["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesExam["instanceCount"], undefined>; thumbnail?: Exclude<EntitiesExam["thumbnail"], undefined>; sendState?: Exclude<EntitiesExam["sendState"], undefined>; sendDone?: Exclude<EntitiesExam["sendDone"], undefined>; sendTotal?: Exclude<EntitiesExam["sendTotal"], undefined>; sendError?: Exclude<EntitiesExam["sendError"], undefined>; hidden?: Exclude<EntitiesExam["hidden"], undefined>; reviewWaiting?: Exclude<EntitiesExam["reviewWaiting"], undefined>; createdAt?: Exclude<EntitiesExam["createdAt"], undefined>; actions: Array<string>; };
 /** POST /api/ris/v1/exam/terminate/{id}: Terminate (suspend) an exam; it leaves the worklist. The state it had is kept for a restore. (workflow action "terminate") */
 export function postExamTerminateById(id: number, options: CallOptions = {}): Promise<PostExamTerminateByIdData> {
   return request<PostExamTerminateByIdData>(`/api/ris/v1/exam/terminate/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -176,7 +176,7 @@ export function getExamStudiesById(id: number, options: CallOptions = {}): Promi
   return request<GetExamStudiesByIdData>(`/api/ris/v1/exam/${encodeURIComponent(String(id))}/studies`, { ...options, method: "GET" });
 }
 
-export type PostExamItemDeleteByIdData = (null) | null;
+export type PostExamItemDeleteByIdData = null;
 /** POST /api/ris/v1/examItem/delete/{id}: Delete examItem */
 export function postExamItemDeleteById(id: number, options: CallOptions = {}): Promise<PostExamItemDeleteByIdData> {
   return request<PostExamItemDeleteByIdData>(`/api/ris/v1/examItem/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -188,14 +188,14 @@ export function getExamItemDetailById(id: number, options: CallOptions = {}): Pr
   return request<GetExamItemDetailByIdData>(`/api/ris/v1/examItem/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostExamItemListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostExamItemListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostExamItemListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/examItem/list: List examItem (paged, sorted, filtered, within the data scope) */
 export function postExamItemList(body: PostExamItemListBody, options: CallOptions = {}): Promise<PostExamItemListData> {
   return request<PostExamItemListData>(`/api/ris/v1/examItem/list`, { ...options, method: "POST", body });
 }
 
-export type GetExamItemOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); bodyId?: (number | ("null")); organId?: (number | ("null")); price?: (number | ("null")); };
+export type GetExamItemOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); bodyId?: (number | "null"); organId?: (number | "null"); price?: (number | "null"); };
 export type GetExamItemOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/examItem/options: examItem as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getExamItemOptions(query?: GetExamItemOptionsQuery, options: CallOptions = {}): Promise<GetExamItemOptionsData> {
@@ -215,7 +215,7 @@ export function getExportList(options: CallOptions = {}): Promise<GetExportListD
   return request<GetExportListData>(`/api/ris/v1/export/list`, { ...options, method: "GET" });
 }
 
-export type PostOrganDeleteByIdData = (null) | null;
+export type PostOrganDeleteByIdData = null;
 /** POST /api/ris/v1/organ/delete/{id}: Delete organ */
 export function postOrganDeleteById(id: number, options: CallOptions = {}): Promise<PostOrganDeleteByIdData> {
   return request<PostOrganDeleteByIdData>(`/api/ris/v1/organ/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -227,14 +227,14 @@ export function getOrganDetailById(id: number, options: CallOptions = {}): Promi
   return request<GetOrganDetailByIdData>(`/api/ris/v1/organ/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostOrganListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostOrganListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostOrganListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/organ/list: List organ (paged, sorted, filtered, within the data scope) */
 export function postOrganList(body: PostOrganListBody, options: CallOptions = {}): Promise<PostOrganListData> {
   return request<PostOrganListData>(`/api/ris/v1/organ/list`, { ...options, method: "POST", body });
 }
 
-export type GetOrganOptionsQuery = { id?: (number | ("null")); parentId?: (number | ("null")); sort?: (number | ("null")); };
+export type GetOrganOptionsQuery = { id?: (number | "null"); parentId?: (number | "null"); sort?: (number | "null"); };
 export type GetOrganOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/organ/options: organ as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getOrganOptions(query?: GetOrganOptionsQuery, options: CallOptions = {}): Promise<GetOrganOptionsData> {
@@ -249,40 +249,40 @@ export function postOrganSave(body: PostOrganSaveBody, options: CallOptions = {}
 }
 
 export type PostScheduleBookBody = { examId: number; deviceId?: number; start: string; };
-export type PostScheduleBookData = Record<string, unknown>;
+export type PostScheduleBookData = { examCode: Exclude<EntitiesExam["examCode"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; examState: Exclude<EntitiesExam["examState"], undefined>; hospitalId: Exclude<EntitiesExam["hospitalId"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; examId: Exclude<EntitiesExam["id"], undefined>; appointAt?: string; };
 /** POST /api/ris/v1/schedule/book: Book an exam into a slot, or move its booking (deviceId: that device's slots; without: the exam modality's slots) */
 export function postScheduleBook(body: PostScheduleBookBody, options: CallOptions = {}): Promise<PostScheduleBookData> {
   return request<PostScheduleBookData>(`/api/ris/v1/schedule/book`, { ...options, method: "POST", body });
 }
 
 export type GetScheduleBookingsQuery = { hospitalId: number; from?: string; to?: string; pending?: boolean; };
-export type GetScheduleBookingsData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type GetScheduleBookingsData = { list: Array<{ examCode: Exclude<EntitiesExam["examCode"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; examState: Exclude<EntitiesExam["examState"], undefined>; hospitalId: Exclude<EntitiesExam["hospitalId"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; examId: Exclude<EntitiesExam["id"], undefined>; appointAt?: string; }>; total: number; };
 /** GET /api/ris/v1/schedule/bookings: Appointments of a hospital from one date to another (inclusive; default the region's today), by time; pending: only those not checked in yet */
 export function getScheduleBookings(query: GetScheduleBookingsQuery, options: CallOptions = {}): Promise<GetScheduleBookingsData> {
   return request<GetScheduleBookingsData>(`/api/ris/v1/schedule/bookings`, { ...options, method: "GET", query });
 }
 
 export type GetScheduleCalendarQuery = { hospitalId: number; deviceId?: number; modality?: string; month: string; };
-export type GetScheduleCalendarData = { month?: string; days?: Array<Record<string, unknown>>; };
+export type GetScheduleCalendarData = { month: string; days: Array<{ date: string; slots: number; capacity: number; booked: number; }>; };
 /** GET /api/ris/v1/schedule/calendar: Per day of a month: slots offered, capacity and bookings of a device (or a modality) */
 export function getScheduleCalendar(query: GetScheduleCalendarQuery, options: CallOptions = {}): Promise<GetScheduleCalendarData> {
   return request<GetScheduleCalendarData>(`/api/ris/v1/schedule/calendar`, { ...options, method: "GET", query });
 }
 
-export type PostScheduleCancelByExamIdData = Record<string, unknown>;
+export type PostScheduleCancelByExamIdData = { examCode: Exclude<EntitiesExam["examCode"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; examState: Exclude<EntitiesExam["examState"], undefined>; hospitalId: Exclude<EntitiesExam["hospitalId"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; examId: Exclude<EntitiesExam["id"], undefined>; appointAt?: string; };
 /** POST /api/ris/v1/schedule/cancel/{examId}: Cancel the booking of an exam not yet checked in; the exam stays registered, unbooked */
 export function postScheduleCancelByExamId(examId: number, options: CallOptions = {}): Promise<PostScheduleCancelByExamIdData> {
   return request<PostScheduleCancelByExamIdData>(`/api/ris/v1/schedule/cancel/${encodeURIComponent(String(examId))}`, { ...options, method: "POST" });
 }
 
 export type GetScheduleSlotsQuery = { hospitalId: number; deviceId?: number; modality?: string; date: string; };
-export type GetScheduleSlotsData = { date?: string; slots?: Array<Record<string, unknown>>; };
+export type GetScheduleSlotsData = { date: string; slots: Array<{ start: string; end: string; time: string; endTime: string; capacity: number; booked: number; past: boolean; ruleId: number; bookings: Array<{ examCode: Exclude<EntitiesExam["examCode"], undefined>; hisPatientName?: Exclude<EntitiesExam["hisPatientName"], undefined>; patientId?: Exclude<EntitiesExam["patientId"], undefined>; sex?: Exclude<EntitiesExam["sex"], undefined>; modality?: Exclude<EntitiesExam["modality"], undefined>; deviceId?: Exclude<EntitiesExam["deviceId"], undefined>; deviceName?: Exclude<EntitiesExam["deviceName"], undefined>; itemNames?: Exclude<EntitiesExam["itemNames"], undefined>; appointTime?: Exclude<EntitiesExam["appointTime"], undefined>; arrivedAt?: Exclude<EntitiesExam["arrivedAt"], undefined>; examState: Exclude<EntitiesExam["examState"], undefined>; hospitalId: Exclude<EntitiesExam["hospitalId"], undefined>; appointment?: Exclude<EntitiesExam["appointment"], undefined>; examId: Exclude<EntitiesExam["id"], undefined>; appointAt?: string; }>; }>; };
 /** GET /api/ris/v1/schedule/slots: A day's slots of a device (or a modality) with capacity, booked count and the bookings */
 export function getScheduleSlots(query: GetScheduleSlotsQuery, options: CallOptions = {}): Promise<GetScheduleSlotsData> {
   return request<GetScheduleSlotsData>(`/api/ris/v1/schedule/slots`, { ...options, method: "GET", query });
 }
 
-export type PostScheduleRuleDeleteByIdData = (null) | null;
+export type PostScheduleRuleDeleteByIdData = null;
 /** POST /api/ris/v1/scheduleRule/delete/{id}: Delete scheduleRule */
 export function postScheduleRuleDeleteById(id: number, options: CallOptions = {}): Promise<PostScheduleRuleDeleteByIdData> {
   return request<PostScheduleRuleDeleteByIdData>(`/api/ris/v1/scheduleRule/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -294,14 +294,14 @@ export function getScheduleRuleDetailById(id: number, options: CallOptions = {})
   return request<GetScheduleRuleDetailByIdData>(`/api/ris/v1/scheduleRule/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostScheduleRuleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostScheduleRuleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostScheduleRuleListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ris/v1/scheduleRule/list: List scheduleRule (paged, sorted, filtered, within the data scope) */
 export function postScheduleRuleList(body: PostScheduleRuleListBody, options: CallOptions = {}): Promise<PostScheduleRuleListData> {
   return request<PostScheduleRuleListData>(`/api/ris/v1/scheduleRule/list`, { ...options, method: "POST", body });
 }
 
-export type GetScheduleRuleOptionsQuery = { id?: (number | ("null")); hospitalId?: (number | ("null")); deviceId?: (number | ("null")); weekdays?: (number | ("null")); slotMinutes?: (number | ("null")); capacity?: (number | ("null")); enabled?: (boolean | ("null")); };
+export type GetScheduleRuleOptionsQuery = { id?: (number | "null"); hospitalId?: (number | "null"); deviceId?: (number | "null"); weekdays?: (number | "null"); slotMinutes?: (number | "null"); capacity?: (number | "null"); enabled?: (boolean | "null"); };
 export type GetScheduleRuleOptionsData = Array<{ value?: (number | string); label?: string; [k: string]: unknown; }>;
 /** GET /api/ris/v1/scheduleRule/options: scheduleRule as {value, label} options within the data scope (plus the registry's optionFields) */
 export function getScheduleRuleOptions(query?: GetScheduleRuleOptionsQuery, options: CallOptions = {}): Promise<GetScheduleRuleOptionsData> {

@@ -4,99 +4,99 @@ import { request, type RequestOptions } from '../request';
 /** What a call may add: headers, quiet, a signal. */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'>;
 
-export type PostBusinessBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostBusinessData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostBusinessBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostBusinessData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/business: Statistics business: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postBusiness(body: PostBusinessBody, options: CallOptions = {}): Promise<PostBusinessData> {
   return request<PostBusinessData>(`/api/stat/v1/business`, { ...options, method: "POST", body });
 }
 
-export type PostBusinesspsBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostBusinesspsData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostBusinesspsBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostBusinesspsData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/businessps: Statistics businessps: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postBusinessps(body: PostBusinesspsBody, options: CallOptions = {}): Promise<PostBusinesspsData> {
   return request<PostBusinesspsData>(`/api/stat/v1/businessps`, { ...options, method: "POST", body });
 }
 
-export type PostCheckstatBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostCheckstatData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostCheckstatBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostCheckstatData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/checkstat: Statistics checkstat: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postCheckstat(body: PostCheckstatBody, options: CallOptions = {}): Promise<PostCheckstatData> {
   return request<PostCheckstatData>(`/api/stat/v1/checkstat`, { ...options, method: "POST", body });
 }
 
-export type PostCockpitBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostCockpitData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostCockpitBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostCockpitData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/cockpit: Statistics cockpit: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postCockpit(body: PostCockpitBody, options: CallOptions = {}): Promise<PostCockpitData> {
   return request<PostCockpitData>(`/api/stat/v1/cockpit`, { ...options, method: "POST", body });
 }
 
-export type PostDocReportStatBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostDocReportStatData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostDocReportStatBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostDocReportStatData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/docReportStat: Statistics docReportStat: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postDocReportStat(body: PostDocReportStatBody, options: CallOptions = {}): Promise<PostDocReportStatData> {
   return request<PostDocReportStatData>(`/api/stat/v1/docReportStat`, { ...options, method: "POST", body });
 }
 
-export type PostExamPriceStatisticsBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostExamPriceStatisticsData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostExamPriceStatisticsBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostExamPriceStatisticsData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/examPriceStatistics: Statistics examPriceStatistics: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postExamPriceStatistics(body: PostExamPriceStatisticsBody, options: CallOptions = {}): Promise<PostExamPriceStatisticsData> {
   return request<PostExamPriceStatisticsData>(`/api/stat/v1/examPriceStatistics`, { ...options, method: "POST", body });
 }
 
-export type PostExamVolumeBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostExamVolumeData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostExamVolumeBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostExamVolumeData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/examVolume: Statistics examVolume: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postExamVolume(body: PostExamVolumeBody, options: CallOptions = {}): Promise<PostExamVolumeData> {
   return request<PostExamVolumeData>(`/api/stat/v1/examVolume`, { ...options, method: "POST", body });
 }
 
-export type PostMyTurnaroundBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostMyTurnaroundData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostMyTurnaroundBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostMyTurnaroundData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/myTurnaround: Statistics myTurnaround: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postMyTurnaround(body: PostMyTurnaroundBody, options: CallOptions = {}): Promise<PostMyTurnaroundData> {
   return request<PostMyTurnaroundData>(`/api/stat/v1/myTurnaround`, { ...options, method: "POST", body });
 }
 
-export type PostOwnDataAnalysisBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostOwnDataAnalysisData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostOwnDataAnalysisBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostOwnDataAnalysisData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/ownDataAnalysis: Statistics ownDataAnalysis: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postOwnDataAnalysis(body: PostOwnDataAnalysisBody, options: CallOptions = {}): Promise<PostOwnDataAnalysisData> {
   return request<PostOwnDataAnalysisData>(`/api/stat/v1/ownDataAnalysis`, { ...options, method: "POST", body });
 }
 
-export type PostRemoteCenterBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostRemoteCenterData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostRemoteCenterBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostRemoteCenterData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/remoteCenter: Statistics remoteCenter: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postRemoteCenter(body: PostRemoteCenterBody, options: CallOptions = {}): Promise<PostRemoteCenterData> {
   return request<PostRemoteCenterData>(`/api/stat/v1/remoteCenter`, { ...options, method: "POST", body });
 }
 
-export type PostReservationStatBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostReservationStatData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostReservationStatBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostReservationStatData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/reservationStat: Statistics reservationStat: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postReservationStat(body: PostReservationStatBody, options: CallOptions = {}): Promise<PostReservationStatData> {
   return request<PostReservationStatData>(`/api/stat/v1/reservationStat`, { ...options, method: "POST", body });
 }
 
-export type PostTeleStatisticsBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostTeleStatisticsData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostTeleStatisticsBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostTeleStatisticsData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/teleStatistics: Statistics teleStatistics: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postTeleStatistics(body: PostTeleStatisticsBody, options: CallOptions = {}): Promise<PostTeleStatisticsData> {
   return request<PostTeleStatisticsData>(`/api/stat/v1/teleStatistics`, { ...options, method: "POST", body });
 }
 
-export type PostTurnaroundBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostTurnaroundData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostTurnaroundBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostTurnaroundData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/turnaround: Statistics turnaround: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postTurnaround(body: PostTurnaroundBody, options: CallOptions = {}): Promise<PostTurnaroundData> {
   return request<PostTurnaroundData>(`/api/stat/v1/turnaround`, { ...options, method: "POST", body });
 }
 
-export type PostWorkloadBody = { range: Array<string>; dimension?: string; series?: (string | string); measures?: Array<string>; filters?: Record<string, ((number | string) | Array<(number | string)>)>; };
-export type PostWorkloadData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | (null) | null); label: string; seriesKey?: (string | number | (null) | null); seriesLabel?: string; values: Record<string, number | null>; }>; totals: Record<string, number | null>; };
+export type PostWorkloadBody = { range: Array<string>; dimension?: string; series?: string; measures?: Array<string>; filters?: Record<string, (number | string | Array<(number | string)>)>; };
+export type PostWorkloadData = { dimension: string; series?: string; measures: Array<string>; rows: Array<{ key: (string | number | null); label: string; seriesKey?: (string | number | null); seriesLabel?: string; values: Record<string, (number | null)>; }>; totals: Record<string, (number | null)>; };
 /** POST /api/stat/v1/workload: Statistics workload: the measures grouped by the dimension (and series) over the range, in the caller's data scope */
 export function postWorkload(body: PostWorkloadBody, options: CallOptions = {}): Promise<PostWorkloadData> {
   return request<PostWorkloadData>(`/api/stat/v1/workload`, { ...options, method: "POST", body });

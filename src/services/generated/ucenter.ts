@@ -16,14 +16,14 @@ export function getAuditLogDetailById(id: number, options: CallOptions = {}): Pr
   return request<GetAuditLogDetailByIdData>(`/api/ucenter/v1/auditLog/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostAuditLogExportBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostAuditLogExportBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostAuditLogExportData = { id?: number; state?: string; };
 /** POST /api/ucenter/v1/auditLog/export: Queue an Excel export of the audit records of a time range (filters as the list; `at` required); answers the job id at once */
 export function postAuditLogExport(body: PostAuditLogExportBody, options: CallOptions = {}): Promise<PostAuditLogExportData> {
   return request<PostAuditLogExportData>(`/api/ucenter/v1/auditLog/export`, { ...options, method: "POST", body });
 }
 
-export type PostAuditLogListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostAuditLogListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostAuditLogListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ucenter/v1/auditLog/list: List auditLog (paged, sorted, filtered, within the data scope) */
 export function postAuditLogList(body: PostAuditLogListBody, options: CallOptions = {}): Promise<PostAuditLogListData> {
@@ -43,7 +43,7 @@ export function postConfigGradeSafety(body: PostConfigGradeSafetyBody, options: 
   return request<PostConfigGradeSafetyData>(`/api/ucenter/v1/config/gradeSafety`, { ...options, method: "POST", body });
 }
 
-export type GetDraftByFormData = { step: number; data: Record<string, unknown>; updatedAt: string; } | null;
+export type GetDraftByFormData = ({ step: number; data: Record<string, unknown>; updatedAt: string; } | null);
 /** GET /api/ucenter/v1/draft/{form}: The caller’s draft of a wizard form, or null */
 export function getDraftByForm(form: string, options: CallOptions = {}): Promise<GetDraftByFormData> {
   return request<GetDraftByFormData>(`/api/ucenter/v1/draft/${encodeURIComponent(String(form))}`, { ...options, method: "GET" });
@@ -56,7 +56,7 @@ export function postDraftByForm(form: string, body: PostDraftByFormBody, options
   return request<PostDraftByFormData>(`/api/ucenter/v1/draft/${encodeURIComponent(String(form))}`, { ...options, method: "POST", body });
 }
 
-export type PostDraftDeleteByFormData = (null) | null;
+export type PostDraftDeleteByFormData = null;
 /** POST /api/ucenter/v1/draft/{form}/delete: Drop the caller’s draft of a wizard form */
 export function postDraftDeleteByForm(form: string, options: CallOptions = {}): Promise<PostDraftDeleteByFormData> {
   return request<PostDraftDeleteByFormData>(`/api/ucenter/v1/draft/${encodeURIComponent(String(form))}/delete`, { ...options, method: "POST" });
@@ -69,13 +69,13 @@ export function postOrgConfig(body: PostOrgConfigBody, options: CallOptions = {}
   return request<PostOrgConfigData>(`/api/ucenter/v1/org/config`, { ...options, method: "POST", body });
 }
 
-export type GetOrgConfigByModuleData = (EntitiesFormLayout | (null) | null);
+export type GetOrgConfigByModuleData = (EntitiesFormLayout | null);
 /** GET /api/ucenter/v1/org/config/{module}: The page configuration of one form for the caller’s current hospital, or null */
 export function getOrgConfigByModule(module: string, options: CallOptions = {}): Promise<GetOrgConfigByModuleData> {
   return request<GetOrgConfigByModuleData>(`/api/ucenter/v1/org/config/${encodeURIComponent(String(module))}`, { ...options, method: "GET" });
 }
 
-export type PostOrgDeleteByIdData = (null) | null;
+export type PostOrgDeleteByIdData = null;
 /** POST /api/ucenter/v1/org/delete/{id}: Delete org */
 export function postOrgDeleteById(id: number, options: CallOptions = {}): Promise<PostOrgDeleteByIdData> {
   return request<PostOrgDeleteByIdData>(`/api/ucenter/v1/org/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -87,7 +87,7 @@ export function getOrgDetailById(id: number, options: CallOptions = {}): Promise
   return request<GetOrgDetailByIdData>(`/api/ucenter/v1/org/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostOrgListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostOrgListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostOrgListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ucenter/v1/org/list: List org (paged, sorted, filtered, within the data scope) */
 export function postOrgList(body: PostOrgListBody, options: CallOptions = {}): Promise<PostOrgListData> {
@@ -108,13 +108,13 @@ export function postOrgSave(body: PostOrgSaveBody, options: CallOptions = {}): P
   return request<PostOrgSaveData>(`/api/ucenter/v1/org/save`, { ...options, method: "POST", body });
 }
 
-export type GetPermissionTreeData = Record<string, unknown>;
+export type GetPermissionTreeData = { groups: Array<{ key: string; modules: Array<string>; }>; modules: Record<string, Array<string>>; };
 /** GET /api/ucenter/v1/permission/tree: The function-permission tree (groups → modules → actions) */
 export function getPermissionTree(options: CallOptions = {}): Promise<GetPermissionTreeData> {
   return request<GetPermissionTreeData>(`/api/ucenter/v1/permission/tree`, { ...options, method: "GET" });
 }
 
-export type PostRoleDeleteByIdData = (null) | null;
+export type PostRoleDeleteByIdData = null;
 /** POST /api/ucenter/v1/role/delete/{id}: Delete role */
 export function postRoleDeleteById(id: number, options: CallOptions = {}): Promise<PostRoleDeleteByIdData> {
   return request<PostRoleDeleteByIdData>(`/api/ucenter/v1/role/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -126,7 +126,7 @@ export function getRoleDetailById(id: number, options: CallOptions = {}): Promis
   return request<GetRoleDetailByIdData>(`/api/ucenter/v1/role/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostRoleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostRoleListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostRoleListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ucenter/v1/role/list: List role (paged, sorted, filtered, within the data scope) */
 export function postRoleList(body: PostRoleListBody, options: CallOptions = {}): Promise<PostRoleListData> {
@@ -147,28 +147,28 @@ export function postRoleSave(body: PostRoleSaveBody, options: CallOptions = {}):
   return request<PostRoleSaveData>(`/api/ucenter/v1/role/save`, { ...options, method: "POST", body });
 }
 
-export type PostUserCommonSettingAutoExamRemindBody = (EntitiesCommonSetting);
+export type PostUserCommonSettingAutoExamRemindBody = EntitiesCommonSetting;
 export type PostUserCommonSettingAutoExamRemindData = Record<string, unknown>;
 /** POST /api/ucenter/v1/user/commonSetting/autoExamRemind: Save the caller’s common setting autoExamRemind (body {autoExamRemind}); user info returns it merged over the defaults */
 export function postUserCommonSettingAutoExamRemind(body: PostUserCommonSettingAutoExamRemindBody, options: CallOptions = {}): Promise<PostUserCommonSettingAutoExamRemindData> {
   return request<PostUserCommonSettingAutoExamRemindData>(`/api/ucenter/v1/user/commonSetting/autoExamRemind`, { ...options, method: "POST", body });
 }
 
-export type PostUserCommonSettingExamNoticeBody = (EntitiesCommonSetting);
+export type PostUserCommonSettingExamNoticeBody = EntitiesCommonSetting;
 export type PostUserCommonSettingExamNoticeData = Record<string, unknown>;
 /** POST /api/ucenter/v1/user/commonSetting/examNotice: Save the caller’s common setting examNotice (body {examNotice}); user info returns it merged over the defaults */
 export function postUserCommonSettingExamNotice(body: PostUserCommonSettingExamNoticeBody, options: CallOptions = {}): Promise<PostUserCommonSettingExamNoticeData> {
   return request<PostUserCommonSettingExamNoticeData>(`/api/ucenter/v1/user/commonSetting/examNotice`, { ...options, method: "POST", body });
 }
 
-export type PostUserCommonSettingRefreshBody = (EntitiesCommonSetting);
+export type PostUserCommonSettingRefreshBody = EntitiesCommonSetting;
 export type PostUserCommonSettingRefreshData = Record<string, unknown>;
 /** POST /api/ucenter/v1/user/commonSetting/refresh: Save the caller’s common setting refresh (body {refresh}); user info returns it merged over the defaults */
 export function postUserCommonSettingRefresh(body: PostUserCommonSettingRefreshBody, options: CallOptions = {}): Promise<PostUserCommonSettingRefreshData> {
   return request<PostUserCommonSettingRefreshData>(`/api/ucenter/v1/user/commonSetting/refresh`, { ...options, method: "POST", body });
 }
 
-export type PostUserCommonSettingViewConfigBody = (EntitiesCommonSetting);
+export type PostUserCommonSettingViewConfigBody = EntitiesCommonSetting;
 export type PostUserCommonSettingViewConfigData = Record<string, unknown>;
 /** POST /api/ucenter/v1/user/commonSetting/viewConfig: Save the caller’s common setting viewConfig (body {viewConfig}); user info returns it merged over the defaults */
 export function postUserCommonSettingViewConfig(body: PostUserCommonSettingViewConfigBody, options: CallOptions = {}): Promise<PostUserCommonSettingViewConfigData> {
@@ -182,13 +182,13 @@ export function postUserConfig(body: PostUserConfigBody, options: CallOptions = 
   return request<PostUserConfigData>(`/api/ucenter/v1/user/config`, { ...options, method: "POST", body });
 }
 
-export type GetUserConfigByModuleData = (EntitiesScreenSetting | (null) | null);
+export type GetUserConfigByModuleData = (EntitiesScreenSetting | null);
 /** GET /api/ucenter/v1/user/config/{module}: The caller’s settings of one list screen (columns, query fields), or null */
 export function getUserConfigByModule(module: string, options: CallOptions = {}): Promise<GetUserConfigByModuleData> {
   return request<GetUserConfigByModuleData>(`/api/ucenter/v1/user/config/${encodeURIComponent(String(module))}`, { ...options, method: "GET" });
 }
 
-export type PostUserDeleteByIdData = (null) | null;
+export type PostUserDeleteByIdData = null;
 /** POST /api/ucenter/v1/user/delete/{id}: Delete user */
 export function postUserDeleteById(id: number, options: CallOptions = {}): Promise<PostUserDeleteByIdData> {
   return request<PostUserDeleteByIdData>(`/api/ucenter/v1/user/delete/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
@@ -200,7 +200,7 @@ export function getUserDetailById(id: number, options: CallOptions = {}): Promis
   return request<GetUserDetailByIdData>(`/api/ucenter/v1/user/detail/${encodeURIComponent(String(id))}`, { ...options, method: "GET" });
 }
 
-export type PostUserListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | (null) | null)>; };
+export type PostUserListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
 export type PostUserListData = { list?: Array<Record<string, unknown>>; total?: number; readOnly?: boolean; };
 /** POST /api/ucenter/v1/user/list: List user (paged, sorted, filtered, within the data scope) */
 export function postUserList(body: PostUserListBody, options: CallOptions = {}): Promise<PostUserListData> {
@@ -221,7 +221,7 @@ export function postUserSave(body: PostUserSaveBody, options: CallOptions = {}):
   return request<PostUserSaveData>(`/api/ucenter/v1/user/save`, { ...options, method: "POST", body });
 }
 
-export type PostUserUnlockByIdData = (null) | null;
+export type PostUserUnlockByIdData = null;
 /** POST /api/ucenter/v1/user/unlock/{id}: Unlock an account locked by wrong passwords */
 export function postUserUnlockById(id: number, options: CallOptions = {}): Promise<PostUserUnlockByIdData> {
   return request<PostUserUnlockByIdData>(`/api/ucenter/v1/user/unlock/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
