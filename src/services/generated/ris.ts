@@ -114,13 +114,13 @@ export function postExamSave(body: PostExamSaveBody, { request: send = request, 
 }
 
 export type PostExamSendBody = { examId: number; destinationId: number; };
-export type PostExamSendData = { started?: boolean; status?: { id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: (string | null); userName?: (string | null); createdAt?: string; finishedAt?: (string | null); }; };
+export type PostExamSendData = { started: boolean; status: { id: number; examId: number; destinationId: number; destinationName: string; state: ("sending" | "success" | "failure"); total: number; done: number; failed: number; attempts: number; nextAttemptAt: string; lastError?: (string | null); userName?: (string | null); createdAt: string; finishedAt?: (string | null); }; };
 /** POST /api/ris/v1/exam/send: Send the exam's images to a destination (a send target of its hospital or one serving it; PACS530 otherwise, PACS100 without images). A send to that destination still running is answered with its status (started false); after success or failure this is a resend. */
 export function postExamSend(body: PostExamSendBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostExamSendData> {
   return send<PostExamSendData>(`/api/ris/v1/exam/send`, { ...options, method: "POST", body });
 }
 
-export type GetExamSendDestinationsByExamIdData = { list?: Array<{ id?: number; name?: string; kind?: ("dicom" | "stow"); }>; };
+export type GetExamSendDestinationsByExamIdData = { list: Array<{ id: number; name: string; kind: ("dicom" | "stow"); }>; };
 /** GET /api/ris/v1/exam/send/destinations/{examId}: Where the exam may be sent: the send targets of its hospital and those serving it */
 export function getExamSendDestinationsByExamId(examId: number, { request: send = request, ...options }: CallOptions = {}): Promise<GetExamSendDestinationsByExamIdData> {
   return send<GetExamSendDestinationsByExamIdData>(`/api/ris/v1/exam/send/destinations/${encodeURIComponent(String(examId))}`, { ...options, method: "GET" });
@@ -139,7 +139,7 @@ export function postExamSendList(body: PostExamSendListBody, { request: send = r
   return send<PostExamSendListData>(`/api/ris/v1/exam/send/list`, { ...options, method: "POST", body });
 }
 
-export type GetExamSendStatusByExamIdData = { list?: Array<{ id?: number; examId?: number; destinationId?: number; destinationName?: string; state?: ("sending" | "success" | "failure"); total?: number; done?: number; failed?: number; attempts?: number; nextAttemptAt?: string; lastError?: (string | null); userName?: (string | null); createdAt?: string; finishedAt?: (string | null); }>; };
+export type GetExamSendStatusByExamIdData = { list: Array<{ id: number; examId: number; destinationId: number; destinationName: string; state: ("sending" | "success" | "failure"); total: number; done: number; failed: number; attempts: number; nextAttemptAt: string; lastError?: (string | null); userName?: (string | null); createdAt: string; finishedAt?: (string | null); }>; };
 /** GET /api/ris/v1/exam/send/status/{examId}: The exam's sends, the newest per destination first: state, instances done and failed of the total, attempts, the last error */
 export function getExamSendStatusByExamId(examId: number, { request: send = request, ...options }: CallOptions = {}): Promise<GetExamSendStatusByExamIdData> {
   return send<GetExamSendStatusByExamIdData>(`/api/ris/v1/exam/send/status/${encodeURIComponent(String(examId))}`, { ...options, method: "GET" });
@@ -209,7 +209,7 @@ export function postExamItemSave(body: PostExamItemSaveBody, { request: send = r
   return send<PostExamItemSaveData>(`/api/ris/v1/examItem/save`, { ...options, method: "POST", body });
 }
 
-export type GetExportListData = { list?: Array<{ id?: number; kind?: string; state?: ("queued" | "running" | "done" | "failed"); rowsDone?: number; rowsTotal?: number; fileName?: string; createdAt?: string; finishedAt?: string; downloadedAt?: string; }>; total?: number; };
+export type GetExportListData = { list: Array<{ id: number; kind: string; state: ("queued" | "running" | "done" | "failed"); rowsDone: number; rowsTotal?: number; fileName?: string; createdAt: string; finishedAt?: string; downloadedAt?: string; }>; total: number; };
 /** GET /api/ris/v1/export/list: The caller's own export jobs, newest first, with their progress */
 export function getExportList({ request: send = request, ...options }: CallOptions = {}): Promise<GetExportListData> {
   return send<GetExportListData>(`/api/ris/v1/export/list`, { ...options, method: "GET" });
