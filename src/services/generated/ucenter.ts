@@ -148,28 +148,28 @@ export function postRoleSave(body: PostRoleSaveBody, { request: send = request, 
 }
 
 export type PostUserCommonSettingAutoExamRemindBody = EntitiesCommonSetting;
-export type PostUserCommonSettingAutoExamRemindData = Record<string, unknown>;
+export type PostUserCommonSettingAutoExamRemindData = Exclude<EntitiesCommonSetting["autoExamRemind"], undefined>;
 /** POST /api/ucenter/v1/user/commonSetting/autoExamRemind: Save the caller’s common setting autoExamRemind (body {autoExamRemind}); user info returns it merged over the defaults */
 export function postUserCommonSettingAutoExamRemind(body: PostUserCommonSettingAutoExamRemindBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostUserCommonSettingAutoExamRemindData> {
   return send<PostUserCommonSettingAutoExamRemindData>(`/api/ucenter/v1/user/commonSetting/autoExamRemind`, { ...options, method: "POST", body });
 }
 
 export type PostUserCommonSettingExamNoticeBody = EntitiesCommonSetting;
-export type PostUserCommonSettingExamNoticeData = Record<string, unknown>;
+export type PostUserCommonSettingExamNoticeData = Exclude<EntitiesCommonSetting["examNotice"], undefined>;
 /** POST /api/ucenter/v1/user/commonSetting/examNotice: Save the caller’s common setting examNotice (body {examNotice}); user info returns it merged over the defaults */
 export function postUserCommonSettingExamNotice(body: PostUserCommonSettingExamNoticeBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostUserCommonSettingExamNoticeData> {
   return send<PostUserCommonSettingExamNoticeData>(`/api/ucenter/v1/user/commonSetting/examNotice`, { ...options, method: "POST", body });
 }
 
 export type PostUserCommonSettingRefreshBody = EntitiesCommonSetting;
-export type PostUserCommonSettingRefreshData = Record<string, unknown>;
+export type PostUserCommonSettingRefreshData = Exclude<EntitiesCommonSetting["refresh"], undefined>;
 /** POST /api/ucenter/v1/user/commonSetting/refresh: Save the caller’s common setting refresh (body {refresh}); user info returns it merged over the defaults */
 export function postUserCommonSettingRefresh(body: PostUserCommonSettingRefreshBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostUserCommonSettingRefreshData> {
   return send<PostUserCommonSettingRefreshData>(`/api/ucenter/v1/user/commonSetting/refresh`, { ...options, method: "POST", body });
 }
 
 export type PostUserCommonSettingViewConfigBody = EntitiesCommonSetting;
-export type PostUserCommonSettingViewConfigData = Record<string, unknown>;
+export type PostUserCommonSettingViewConfigData = Exclude<EntitiesCommonSetting["viewConfig"], undefined>;
 /** POST /api/ucenter/v1/user/commonSetting/viewConfig: Save the caller’s common setting viewConfig (body {viewConfig}); user info returns it merged over the defaults */
 export function postUserCommonSettingViewConfig(body: PostUserCommonSettingViewConfigBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostUserCommonSettingViewConfigData> {
   return send<PostUserCommonSettingViewConfigData>(`/api/ucenter/v1/user/commonSetting/viewConfig`, { ...options, method: "POST", body });
