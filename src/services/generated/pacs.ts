@@ -20,7 +20,7 @@ export function getStudyCompareCandidatesByExamId(examId: number, { request: sen
 }
 
 export type PostStudyDeleteBody = { studyId: number; seriesUid?: string; sopInstanceUid?: string; };
-export type PostStudyDeleteData = Record<string, unknown>;
+export type PostStudyDeleteData = { deleted: number; };
 /** POST /api/pacs/v1/study/delete: Delete a study, a series of it (seriesUid) or one image (sopInstanceUid) */
 export function postStudyDelete(body: PostStudyDeleteBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostStudyDeleteData> {
   return send<PostStudyDeleteData>(`/api/pacs/v1/study/delete`, { ...options, method: "POST", body });
@@ -39,7 +39,7 @@ export function postStudyList(body: PostStudyListBody, { request: send = request
   return send<PostStudyListData>(`/api/pacs/v1/study/list`, { ...options, method: "POST", body });
 }
 
-export type GetStudyReviewCountData = Record<string, unknown>;
+export type GetStudyReviewCountData = { count: number; };
 /** GET /api/pacs/v1/study/review/count: How many received studies wait on the review queue, within the data scope */
 export function getStudyReviewCount({ request: send = request, ...options }: CallOptions = {}): Promise<GetStudyReviewCountData> {
   return send<GetStudyReviewCountData>(`/api/pacs/v1/study/review/count`, { ...options, method: "GET" });

@@ -5,6 +5,7 @@ import type { Exam as EntitiesExam } from '../../shared/generated/entities/exam'
 import type { ExamItem as EntitiesExamItem } from '../../shared/generated/entities/examItem';
 import type { Organ as EntitiesOrgan } from '../../shared/generated/entities/organ';
 import type { ScheduleRule as EntitiesScheduleRule } from '../../shared/generated/entities/scheduleRule';
+import type { Study as EntitiesStudy } from '../../shared/generated/entities/study';
 
 /** What a call may add: headers, quiet, a signal, raw bytes; `request` stands in for the wrapper (a test drives a service in node with its own). */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'> & { request?: RequestFn };
@@ -151,27 +152,27 @@ export function postExamTerminateById(id: number, { request: send = request, ...
   return send<PostExamTerminateByIdData>(`/api/ris/v1/exam/terminate/${encodeURIComponent(String(id))}`, { ...options, method: "POST" });
 }
 
-export type PutExamRelationshipUnbindByHospitalIdByExamIdByStudyIdData = Record<string, unknown>;
+export type PutExamRelationshipUnbindByHospitalIdByExamIdByStudyIdData = { examId: number; studyId: number; };
 /** PUT /api/ris/v1/exam/{hospitalId}/{examId}/{studyId}/relationship/unbind: Unbind a study from its exam (allowed while the report is open and not sent upward) */
 export function putExamRelationshipUnbindByHospitalIdByExamIdByStudyId(hospitalId: number, examId: number, studyId: number, { request: send = request, ...options }: CallOptions = {}): Promise<PutExamRelationshipUnbindByHospitalIdByExamIdByStudyIdData> {
   return send<PutExamRelationshipUnbindByHospitalIdByExamIdByStudyIdData>(`/api/ris/v1/exam/${encodeURIComponent(String(hospitalId))}/${encodeURIComponent(String(examId))}/${encodeURIComponent(String(studyId))}/relationship/unbind`, { ...options, method: "PUT" });
 }
 
-export type PostExamAutoMatchByIdData = Record<string, unknown>;
+export type PostExamAutoMatchByIdData = { examId: number; studyId: number; };
 /** POST /api/ris/v1/exam/{id}/autoMatch: Auto match: find the one unmatched study of this exam and link it */
 export function postExamAutoMatchById(id: number, { request: send = request, ...options }: CallOptions = {}): Promise<PostExamAutoMatchByIdData> {
   return send<PostExamAutoMatchByIdData>(`/api/ris/v1/exam/${encodeURIComponent(String(id))}/autoMatch`, { ...options, method: "POST" });
 }
 
 export type PostExamMatchByIdBody = { studyId: number; };
-export type PostExamMatchByIdData = Record<string, unknown>;
+export type PostExamMatchByIdData = { examId: number; studyId: number; };
 /** POST /api/ris/v1/exam/{id}/match: Manual match: link an unmatched study of the same hospital to the exam */
 export function postExamMatchById(id: number, body: PostExamMatchByIdBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostExamMatchByIdData> {
   return send<PostExamMatchByIdData>(`/api/ris/v1/exam/${encodeURIComponent(String(id))}/match`, { ...options, method: "POST", body });
 }
 
-export type GetExamStudiesByIdData = Record<string, unknown>;
-/** GET /api/ris/v1/exam/{id}/studies: The studies matched to an exam, with their series and thumbnails */
+export type GetExamStudiesByIdData = { list: Array<{ id: Exclude<EntitiesStudy["id"], undefined>; hospitalId: Exclude<EntitiesStudy["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesStudy["hospitalName"], undefined>; studyUid: Exclude<EntitiesStudy["studyUid"], undefined>; examId?: Exclude<EntitiesStudy["examId"], undefined>; examCode?: Exclude<EntitiesStudy["examCode"], undefined>; matched?: Exclude<EntitiesStudy["matched"], undefined>; matchKind?: Exclude<EntitiesStudy["matchKind"], undefined>; matchedAt?: Exclude<EntitiesStudy["matchedAt"], undefined>; review?: Exclude<EntitiesStudy["review"], undefined>; reviewReason?: Exclude<EntitiesStudy["reviewReason"], undefined>; patientId?: Exclude<EntitiesStudy["patientId"], undefined>; patientName?: Exclude<EntitiesStudy["patientName"], undefined>; patientSex?: Exclude<EntitiesStudy["patientSex"], undefined>; patientBirthDate?: Exclude<EntitiesStudy["patientBirthDate"], undefined>; studyDate?: Exclude<EntitiesStudy["studyDate"], undefined>; studyTime?: Exclude<EntitiesStudy["studyTime"], undefined>; accessionNumber?: Exclude<EntitiesStudy["accessionNumber"], undefined>; studyDescription?: Exclude<EntitiesStudy["studyDescription"], undefined>; modality?: Exclude<EntitiesStudy["modality"], undefined>; seriesCount?: Exclude<EntitiesStudy["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesStudy["instanceCount"], undefined>; totalBytes?: Exclude<EntitiesStudy["totalBytes"], undefined>; sourceAe?: Exclude<EntitiesStudy["sourceAe"], undefined>; receivedAt?: Exclude<EntitiesStudy["receivedAt"], undefined>; series: Exclude<EntitiesStudy["series"], undefined>; }>; total: number; review: Array<{ id: Exclude<EntitiesStudy["id"], undefined>; hospitalId: Exclude<EntitiesStudy["hospitalId"], undefined>; hospitalName?: Exclude<EntitiesStudy["hospitalName"], undefined>; studyUid: Exclude<EntitiesStudy["studyUid"], undefined>; examId?: Exclude<EntitiesStudy["examId"], undefined>; examCode?: Exclude<EntitiesStudy["examCode"], undefined>; matched?: Exclude<EntitiesStudy["matched"], undefined>; matchKind?: Exclude<EntitiesStudy["matchKind"], undefined>; matchedAt?: Exclude<EntitiesStudy["matchedAt"], undefined>; review?: Exclude<EntitiesStudy["review"], undefined>; reviewReason?: Exclude<EntitiesStudy["reviewReason"], undefined>; patientId?: Exclude<EntitiesStudy["patientId"], undefined>; patientName?: Exclude<EntitiesStudy["patientName"], undefined>; patientSex?: Exclude<EntitiesStudy["patientSex"], undefined>; patientBirthDate?: Exclude<EntitiesStudy["patientBirthDate"], undefined>; studyDate?: Exclude<EntitiesStudy["studyDate"], undefined>; studyTime?: Exclude<EntitiesStudy["studyTime"], undefined>; accessionNumber?: Exclude<EntitiesStudy["accessionNumber"], undefined>; studyDescription?: Exclude<EntitiesStudy["studyDescription"], undefined>; modality?: Exclude<EntitiesStudy["modality"], undefined>; seriesCount?: Exclude<EntitiesStudy["seriesCount"], undefined>; instanceCount?: Exclude<EntitiesStudy["instanceCount"], undefined>; totalBytes?: Exclude<EntitiesStudy["totalBytes"], undefined>; sourceAe?: Exclude<EntitiesStudy["sourceAe"], undefined>; receivedAt?: Exclude<EntitiesStudy["receivedAt"], undefined>; series: Exclude<EntitiesStudy["series"], undefined>; }>; };
+/** GET /api/ris/v1/exam/{id}/studies: The studies matched to an exam, with their series and thumbnails, and the review queue's studies naming it */
 export function getExamStudiesById(id: number, { request: send = request, ...options }: CallOptions = {}): Promise<GetExamStudiesByIdData> {
   return send<GetExamStudiesByIdData>(`/api/ris/v1/exam/${encodeURIComponent(String(id))}/studies`, { ...options, method: "GET" });
 }
