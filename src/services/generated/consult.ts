@@ -12,13 +12,13 @@ import type { PrintSheet as PrintSheet } from '../../shared/generated/printSheet
 /** What a call may add: headers, quiet, a signal, raw bytes; `request` stands in for the wrapper (a test drives a service in node with its own). */
 export type CallOptions = Omit<RequestOptions, 'method' | 'query' | 'body'> & { request?: RequestFn };
 
-export type GetConsultExamOptionsData = Array<Record<string, unknown>>;
+export type GetConsultExamOptionsData = Array<{ value: number; label: string; }>;
 /** GET /api/consult/v1/consultExam/options: The exams an applicant may consult on: within their scope, with images, newest first (the application refuses others with PACS100) */
 export function getConsultExamOptions({ request: send = request, ...options }: CallOptions = {}): Promise<GetConsultExamOptionsData> {
   return send<GetConsultExamOptionsData>(`/api/consult/v1/consultExam/options`, { ...options, method: "GET" });
 }
 
-export type GetConsultHospitalOptionsData = Array<Record<string, unknown>>;
+export type GetConsultHospitalOptionsData = Array<{ value: number; label: string; }>;
 /** GET /api/consult/v1/consultHospital/options: The hospitals an applicant may ask for a consultation: the central hospitals of the region that have open experts */
 export function getConsultHospitalOptions({ request: send = request, ...options }: CallOptions = {}): Promise<GetConsultHospitalOptionsData> {
   return send<GetConsultHospitalOptionsData>(`/api/consult/v1/consultHospital/options`, { ...options, method: "GET" });
@@ -38,21 +38,21 @@ export function getConsultationDetailById(id: number, { request: send = request,
 }
 
 export type PostConsultationListAppliedBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
-export type PostConsultationListAppliedData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostConsultationListAppliedData = { list: Array<{ id: Exclude<EntitiesConsultation["id"], undefined>; consultNo: Exclude<EntitiesConsultation["consultNo"], undefined>; title?: Exclude<EntitiesConsultation["title"], undefined>; applyHospitalId?: Exclude<EntitiesConsultation["applyHospitalId"], undefined>; applyHospitalName?: Exclude<EntitiesConsultation["applyHospitalName"], undefined>; consultHospitalId?: Exclude<EntitiesConsultation["consultHospitalId"], undefined>; consultHospitalName?: Exclude<EntitiesConsultation["consultHospitalName"], undefined>; applicantId?: Exclude<EntitiesConsultation["applicantId"], undefined>; applicantName?: Exclude<EntitiesConsultation["applicantName"], undefined>; status: Exclude<EntitiesConsultation["status"], undefined>; reportStatus?: Exclude<EntitiesConsultation["reportStatus"], undefined>; version: Exclude<EntitiesConsultation["version"], undefined>; startTime?: Exclude<EntitiesConsultation["startTime"], undefined>; endTime?: Exclude<EntitiesConsultation["endTime"], undefined>; topic?: Exclude<EntitiesConsultation["topic"], undefined>; clinicalQuestion?: Exclude<EntitiesConsultation["clinicalQuestion"], undefined>; meetingId?: Exclude<EntitiesConsultation["meetingId"], undefined>; patientName?: Exclude<EntitiesConsultation["patientName"], undefined>; sex?: Exclude<EntitiesConsultation["sex"], undefined>; birthDate?: Exclude<EntitiesConsultation["birthDate"], undefined>; clinicalDiagnosis?: Exclude<EntitiesConsultation["clinicalDiagnosis"], undefined>; examIds?: Exclude<EntitiesConsultation["examIds"], undefined>; expertIds?: Exclude<EntitiesConsultation["expertIds"], undefined>; expertNames?: Exclude<EntitiesConsultation["expertNames"], undefined>; reportFindings?: Exclude<EntitiesConsultation["reportFindings"], undefined>; reportOpinion?: Exclude<EntitiesConsultation["reportOpinion"], undefined>; reportAuthorName?: Exclude<EntitiesConsultation["reportAuthorName"], undefined>; reportReviewerName?: Exclude<EntitiesConsultation["reportReviewerName"], undefined>; createdAt?: Exclude<EntitiesConsultation["createdAt"], undefined>; actions: Exclude<EntitiesConsultation["actions"], undefined>; }>; total: number; };
 /** POST /api/consult/v1/consultation/list/applied: The consultations I applied for */
 export function postConsultationListApplied(body: PostConsultationListAppliedBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostConsultationListAppliedData> {
   return send<PostConsultationListAppliedData>(`/api/consult/v1/consultation/list/applied`, { ...options, method: "POST", body });
 }
 
 export type PostConsultationListWorklistBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
-export type PostConsultationListWorklistData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostConsultationListWorklistData = { list: Array<{ id: Exclude<EntitiesConsultation["id"], undefined>; consultNo: Exclude<EntitiesConsultation["consultNo"], undefined>; title?: Exclude<EntitiesConsultation["title"], undefined>; applyHospitalId?: Exclude<EntitiesConsultation["applyHospitalId"], undefined>; applyHospitalName?: Exclude<EntitiesConsultation["applyHospitalName"], undefined>; consultHospitalId?: Exclude<EntitiesConsultation["consultHospitalId"], undefined>; consultHospitalName?: Exclude<EntitiesConsultation["consultHospitalName"], undefined>; applicantId?: Exclude<EntitiesConsultation["applicantId"], undefined>; applicantName?: Exclude<EntitiesConsultation["applicantName"], undefined>; status: Exclude<EntitiesConsultation["status"], undefined>; reportStatus?: Exclude<EntitiesConsultation["reportStatus"], undefined>; version: Exclude<EntitiesConsultation["version"], undefined>; startTime?: Exclude<EntitiesConsultation["startTime"], undefined>; endTime?: Exclude<EntitiesConsultation["endTime"], undefined>; topic?: Exclude<EntitiesConsultation["topic"], undefined>; clinicalQuestion?: Exclude<EntitiesConsultation["clinicalQuestion"], undefined>; meetingId?: Exclude<EntitiesConsultation["meetingId"], undefined>; patientName?: Exclude<EntitiesConsultation["patientName"], undefined>; sex?: Exclude<EntitiesConsultation["sex"], undefined>; birthDate?: Exclude<EntitiesConsultation["birthDate"], undefined>; clinicalDiagnosis?: Exclude<EntitiesConsultation["clinicalDiagnosis"], undefined>; examIds?: Exclude<EntitiesConsultation["examIds"], undefined>; expertIds?: Exclude<EntitiesConsultation["expertIds"], undefined>; expertNames?: Exclude<EntitiesConsultation["expertNames"], undefined>; reportFindings?: Exclude<EntitiesConsultation["reportFindings"], undefined>; reportOpinion?: Exclude<EntitiesConsultation["reportOpinion"], undefined>; reportAuthorName?: Exclude<EntitiesConsultation["reportAuthorName"], undefined>; reportReviewerName?: Exclude<EntitiesConsultation["reportReviewerName"], undefined>; createdAt?: Exclude<EntitiesConsultation["createdAt"], undefined>; actions: Exclude<EntitiesConsultation["actions"], undefined>; }>; total: number; };
 /** POST /api/consult/v1/consultation/list/worklist: The consultations I am invited to or manage */
 export function postConsultationListWorklist(body: PostConsultationListWorklistBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostConsultationListWorklistData> {
   return send<PostConsultationListWorklistData>(`/api/consult/v1/consultation/list/worklist`, { ...options, method: "POST", body });
 }
 
 export type PostConsultationLogListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
-export type PostConsultationLogListData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostConsultationLogListData = { list: Array<{ id: Exclude<EntitiesConsultationLog["id"], undefined>; consultationId: Exclude<EntitiesConsultationLog["consultationId"], undefined>; consultNo?: Exclude<EntitiesConsultationLog["consultNo"], undefined>; action: Exclude<EntitiesConsultationLog["action"], undefined>; fromState?: Exclude<EntitiesConsultationLog["fromState"], undefined>; toState?: Exclude<EntitiesConsultationLog["toState"], undefined>; userName?: Exclude<EntitiesConsultationLog["userName"], undefined>; reason?: Exclude<EntitiesConsultationLog["reason"], undefined>; operateTime: Exclude<EntitiesConsultationLog["operateTime"], undefined>; }>; total: number; };
 /** POST /api/consult/v1/consultation/log/list: The operation log of the consultations the caller may read, newest first */
 export function postConsultationLogList(body: PostConsultationLogListBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostConsultationLogListData> {
   return send<PostConsultationLogListData>(`/api/consult/v1/consultation/log/list`, { ...options, method: "POST", body });
@@ -123,13 +123,13 @@ export function postExpertSave(body: PostExpertSaveBody, { request: send = reque
 }
 
 export type GetExpertChoiceOptionsQuery = { hospitalId?: number; title?: CodesDoctorTitle; keyword?: string; };
-export type GetExpertChoiceOptionsData = Array<Record<string, unknown>>;
+export type GetExpertChoiceOptionsData = Array<{ value: number; label: string; hospitalName: string; }>;
 /** GET /api/consult/v1/expertChoice/options: The open experts an applicant may invite, of a consulting hospital (any hospital of the region), by title or a keyword of name, department or specialty; labelled with title, department and specialty */
 export function getExpertChoiceOptions(query?: GetExpertChoiceOptionsQuery, { request: send = request, ...options }: CallOptions = {}): Promise<GetExpertChoiceOptionsData> {
   return send<GetExpertChoiceOptionsData>(`/api/consult/v1/expertChoice/options`, { ...options, method: "GET", query });
 }
 
-export type GetNoticeData = Array<Record<string, unknown>>;
+export type GetNoticeData = Array<{ id: number; kind: ("invited" | "started" | "reportReady"); consultationId: number; consultNo: string; topic: string; createdAt: string; }>;
 /** GET /api/consult/v1/notice: My unread consultation notices (invited, started, report ready), newest first */
 export function getNotice({ request: send = request, ...options }: CallOptions = {}): Promise<GetNoticeData> {
   return send<GetNoticeData>(`/api/consult/v1/notice`, { ...options, method: "GET" });
