@@ -3,6 +3,7 @@ import { request, type RequestFn, type RequestOptions } from '../request';
 import type { Device as EntitiesDevice } from '../../shared/generated/entities/device';
 import type { Exam as EntitiesExam } from '../../shared/generated/entities/exam';
 import type { ExamItem as EntitiesExamItem } from '../../shared/generated/entities/examItem';
+import type { ExamLog as EntitiesExamLog } from '../../shared/generated/entities/examLog';
 import type { Organ as EntitiesOrgan } from '../../shared/generated/entities/organ';
 import type { ScheduleRule as EntitiesScheduleRule } from '../../shared/generated/entities/scheduleRule';
 import type { Study as EntitiesStudy } from '../../shared/generated/entities/study';
@@ -89,7 +90,7 @@ export function postExamList(body: PostExamListBody, { request: send = request, 
 }
 
 export type PostExamLogsBody = { examId: number; };
-export type PostExamLogsData = { list: Array<Record<string, unknown>>; };
+export type PostExamLogsData = { list: Array<{ id: Exclude<EntitiesExamLog["id"], undefined>; examId: Exclude<EntitiesExamLog["examId"], undefined>; action: Exclude<EntitiesExamLog["action"], undefined>; userName?: Exclude<EntitiesExamLog["userName"], undefined>; createdAt: Exclude<EntitiesExamLog["createdAt"], undefined>; detail: Exclude<EntitiesExamLog["detail"], undefined>; }>; };
 /** POST /api/ris/v1/exam/logs: An exam's operation record, newest first; an exam outside the caller's data scope is not found (RIS101) */
 export function postExamLogs(body: PostExamLogsBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostExamLogsData> {
   return send<PostExamLogsData>(`/api/ris/v1/exam/logs`, { ...options, method: "POST", body });
