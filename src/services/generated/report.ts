@@ -426,7 +426,7 @@ export function getTemplateDetailById(id: number, { request: send = request, ...
 }
 
 export type PostTemplateListBody = { page?: number; pageSize?: number; sort?: { field: string; order: ("ascend" | "descend"); }; filters?: Record<string, (string | number | boolean | Array<unknown> | null)>; };
-export type PostTemplateListData = { list?: Array<Record<string, unknown>>; total?: number; };
+export type PostTemplateListData = { list: Array<(EntitiesTemplate & { hospitalName?: string; })>; total: number; };
 /** POST /api/report/v1/template/list: Templates the caller may read (public ones in scope, their own private ones), paged and filtered (scope, hospitalId, classes, name) */
 export function postTemplateList(body: PostTemplateListBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostTemplateListData> {
   return send<PostTemplateListData>(`/api/report/v1/template/list`, { ...options, method: "POST", body });
