@@ -194,7 +194,8 @@ export async function writeLog(q: Queryable, row: Pick<ConsultRow, 'id' | 'consu
 
 // ---- Notices to experts ---------------------------------------------------------
 
-export type NoticeKind = 'invited' | 'started' | 'reportReady';
+export const NOTICE_KINDS = ['invited', 'started', 'reportReady'] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
 let smsProvider: SmsProvider | undefined;
 /** The SMS provider the notices use (server/identity/sms.ts): set once by the consult routes at start. */

@@ -19,9 +19,48 @@ import { readImageInfo } from '../lib/images';
 import type { FileStorage } from '../storage';
 import { CHUNK_SIZE, OWNER_KINDS, PURPOSES, type KeptFile, type Purpose } from './purposes';
 import { SNIFF_BYTES, sniffType, type SniffedType } from './sniff';
-import type { FileMeta, FilePolicy, UploadStatus, UploadTarget } from '../../src/shared/answers';
 
-export type { UploadStatus, UploadTarget };
+// The file service's answers as this module builds them; the client reads them typed from the routes' schemas (src/services/generated/file.ts).
+
+/** A file service purpose's policy (GET /api/file/v1/policy): what an upload may be. */
+export interface FilePolicy {
+  purpose: string;
+  ownerKind: string;
+  types: string[];
+  maxBytes: number;
+  chunkSize: number;
+  pixels?: { width: number; height: number };
+}
+
+/** A kept file as the file service describes it. */
+export interface FileMeta {
+  id: string;
+  purpose: string;
+  ownerKind: string;
+  ownerId: number;
+  name: string;
+  type: string;
+  size: number;
+  sha256: string;
+  createdAt: string;
+}
+
+/** Where an upload goes: its purpose, the owning record and the file's name. */
+export interface UploadTarget {
+  purpose: string;
+  ownerId: number;
+  name: string;
+}
+
+/** A chunked upload's state (which chunks arrived), so a broken upload resumes. */
+export interface UploadStatus {
+  id: string;
+  chunkSize: number;
+  chunkCount: number;
+  /** Chunk numbers that arrived, ascending. */
+  received: number[];
+  complete: boolean;
+}
 
 interface FileRow {
   id: string;

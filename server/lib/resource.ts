@@ -88,6 +88,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
         response: replies({
           type: 'object',
           properties: {
+            // A generic resource's rows are what its ListSpec selects (and its view decides), not one schema per resource here.
             list: { type: 'array', items: { type: 'object', additionalProperties: true } },
             total: { type: 'integer' },
             // The caller may change none of the rows (region-owned, without region scope): the screen offers no add, edit or delete.
@@ -111,6 +112,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
     `${base}/detail/:id`,
     {
       config: { permission: `${def.module}:${right.view}`, scoped, audit: audit.detail },
+      // Open like the list's rows: the resource's own get() decides the row.
       schema: { tags: [def.tag], summary: `One ${def.path}`, params: idParams, response: replies({ type: 'object', additionalProperties: true }) },
     },
     async (request) => ok(await load(fastify.db, request.params.id, caller(request), request.lang)),
@@ -126,6 +128,7 @@ export function registerResource<T extends { id?: number }>(fastify: FastifyInst
         tags: [def.tag],
         summary: `Create (no id) or update ${def.path}`,
         body: entity,
+        // The saved row as the resource's save() answers it (open for the same reason as the detail).
         response: replies({ type: 'object', additionalProperties: true }),
       },
     },

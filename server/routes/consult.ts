@@ -28,6 +28,7 @@ import {
   LOG_LIST,
   materialOf,
   myNotices,
+  NOTICE_KINDS,
   readableWhere,
   readNotices,
   recordPrint,
@@ -44,7 +45,7 @@ import { openFile, openKeptFile } from '../files/service';
 import { listBodySchema, runList, type ListBody } from '../lib/list';
 import { ok, replies, sendInline } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
-import { closed, idParams, pick } from '../lib/schemas';
+import { closed, common, idParams, pick } from '../lib/schemas';
 import { caller } from '../plugins/auth';
 
 const BASE = '/consultation';
@@ -76,7 +77,17 @@ const DETAIL = pick('entities/consultation.json', CONSULT_FIELDS, {
 });
 /** What saving or acting on a consultation answers: its id, and whether this was a call already applied (the same Idempotency-Key). */
 const idReply = replies({ type: 'object', required: ['id'], properties: { id: { type: 'integer' }, replayed: { type: 'boolean' } } });
-const listReply = replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } });
+/** A list row: the detail's consultation fields (the same SELECT, server/consult/domain.ts) with the caller's actions. */
+const listReply = replies(
+  closed({ list: { type: 'array', items: pick('entities/consultation.json', CONSULT_FIELDS, { required: ['id', 'consultNo', 'status', 'version', 'actions'] }) }, total: { type: 'integer' } }),
+);
+const LOG_FIELDS = ['id', 'consultationId', 'consultNo', 'action', 'fromState', 'toState', 'userName', 'reason', 'operateTime'];
+const logListReply = replies(
+  closed({ list: { type: 'array', items: pick('entities/consultationLog.json', LOG_FIELDS, { required: ['id', 'consultationId', 'action', 'operateTime'] }) }, total: { type: 'integer' } }),
+);
+/** A choice of the application wizard: the row's id and its label. */
+const OPTION = { value: common('id'), label: { type: 'string' } };
+const optionsReply = replies({ type: 'array', items: closed(OPTION) });
 
 export default async function consultRoutes(fastify: FastifyInstance) {
   useSmsProvider(createSmsProvider(fastify.config.identity, fastify.log));
@@ -249,7 +260,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     `${BASE}/log/list`,
     {
       config: { permission: ANY_CONSULT, audit: { action: 'search', object: 'consultationLog' } },
-      schema: { tags: ['consult'], summary: 'The operation log of the consultations the caller may read, newest first', body: listBodySchema, response: listReply },
+      schema: { tags: ['consult'], summary: 'The operation log of the consultations the caller may read, newest first', body: listBodySchema, response: logListReply },
     },
     async (request) => {
       const me = caller(request);
@@ -266,7 +277,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
         tags: ['consult'],
         summary: "The open experts an applicant may invite, of a consulting hospital (any hospital of the region), by title or a keyword of name, department or specialty; labelled with title, department and specialty",
         querystring: { type: 'object', properties: { hospitalId: { type: 'integer', minimum: 1 }, title: { $ref: 'codes/doctorTitle.json' }, keyword: { type: 'string', maxLength: 32 } } },
-        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+        response: replies({ type: 'array', items: closed({ ...OPTION, hospitalName: { type: 'string' } }) }),
       },
     },
     async (request) => ok(await expertChoices(fastify.db, request.query, request.lang)),
@@ -279,7 +290,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['consult'],
         summary: 'The exams an applicant may consult on: within their scope, with images, newest first (the application refuses others with PACS100)',
-        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+        response: optionsReply,
       },
     },
     async (request) => ok(await consultableExams(fastify.db, caller(request))),
@@ -292,7 +303,7 @@ export default async function consultRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['consult'],
         summary: 'The hospitals an applicant may ask for a consultation: the central hospitals of the region that have open experts',
-        response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }),
+        response: optionsReply,
       },
     },
     async () => ok(await consultingHospitals(fastify.db)),
@@ -315,7 +326,21 @@ export default async function consultRoutes(fastify: FastifyInstance) {
     '/notice',
     {
       config: { permission: ANY_CONSULT, audit: 'none' },
-      schema: { tags: ['consult'], summary: 'My unread consultation notices (invited, started, report ready), newest first', response: replies({ type: 'array', items: { type: 'object', additionalProperties: true } }) },
+      schema: {
+        tags: ['consult'],
+        summary: 'My unread consultation notices (invited, started, report ready), newest first',
+        response: replies({
+          type: 'array',
+          items: closed({
+            id: { type: 'integer' },
+            kind: { type: 'string', enum: [...NOTICE_KINDS] },
+            consultationId: common('id'),
+            consultNo: { type: 'string' },
+            topic: { type: 'string' },
+            createdAt: { type: 'string', format: 'date-time' },
+          }),
+        }),
+      },
     },
     async (request) => ok(await myNotices(fastify.db, caller(request))),
   );

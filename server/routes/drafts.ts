@@ -13,6 +13,7 @@ import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
 
 const formParams = { type: 'object', required: ['form'], properties: { form: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9]{0,63}$' } } } as const;
+// `data` stays open: a wizard's values as its view had them when saved, whatever that view declared then.
 const draftSchema = {
   type: 'object',
   required: ['step', 'data', 'updatedAt'],

@@ -11,6 +11,7 @@ import examLogSchema from '../../schemas/entities/examLog.json';
 import type { ExamLog } from '../../src/shared/generated/entities/examLog';
 import { ok, replies } from '../lib/reply';
 import { caller } from '../plugins/auth';
+import { closed, entityFields, pick } from '../lib/schemas';
 import { examRow } from '../exam/domain';
 
 /** snake_case column → camelCase name ("his_patient_name" → "hisPatientName"). */
@@ -45,14 +46,8 @@ export default async function examLogRoutes(fastify: FastifyInstance) {
           properties: { examId: { $ref: 'common.json#/definitions/id' } },
           additionalProperties: false,
         },
-        // Entries are entities/examLog.json (the handler keeps to it; tests/api/examLog.test.ts
-        // validates them): a $ref here would not build, since the response serializer cannot
-        // resolve that schema's relative "../common.json" references.
-        response: replies({
-          type: 'object',
-          required: ['list'],
-          properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } } },
-        }),
+        // Entries are entities/examLog.json, each field by reference (the file whole would bring its save rules, and a reply needs none).
+        response: replies(closed({ list: { type: 'array', items: pick('entities/examLog.json', entityFields('entities/examLog.json'), { required: ['id', 'examId', 'action', 'createdAt', 'detail'] }) } })),
       },
     },
     async (request) => {

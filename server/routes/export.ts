@@ -26,6 +26,8 @@ export const EXPORT_MAX_DAYS = 31;
 
 const jobSchema = {
   type: 'object',
+  // Nulls are dropped from a job's row: the columns set later (rows_total, file_name, finished_at, downloaded_at) may be absent.
+  required: ['id', 'kind', 'state', 'rowsDone', 'createdAt'],
   properties: {
     id: { type: 'integer' },
     kind: { type: 'string' },
@@ -77,7 +79,7 @@ export default async function exportRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['ris'],
         summary: "The caller's own export jobs, newest first, with their progress",
-        response: replies({ type: 'object', properties: { list: { type: 'array', items: jobSchema }, total: { type: 'integer' } } }),
+        response: replies({ type: 'object', required: ['list', 'total'], properties: { list: { type: 'array', items: jobSchema }, total: { type: 'integer' } } }),
       },
     },
     async (request) => {

@@ -21,7 +21,7 @@ import { namesExam, WAITING } from '../pacs/reviewQueue';
 import { assertImageChange, compareWithExam, evaluate, linkStudy, refreshExamImages, reviewText, studyServesHospital, unlinkStudy, type Review } from '../pacs/matching';
 import { examRow, writeLog } from '../exam/domain';
 import type { Study } from '../../src/shared/generated/entities/study';
-import { common, idParams } from '../lib/schemas';
+import { closed, common, entityFields, idParams, pick } from '../lib/schemas';
 
 const studyScope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };
 
@@ -130,7 +130,10 @@ function withReviewReason(row: Record<string, unknown>, language: string): Recor
   const text = row.examId ? undefined : reviewText((matchReview as Review | null) ?? { reason: 'noExam' }, language);
   return dropNulls({ ...rest, reviewReason: text });
 }
-const anyReply = replies({ type: 'object', additionalProperties: true });
+/** A study row with its series (withReviewReason: the review's structure left out, its reason in words). */
+const studyReply = pick('entities/study.json', entityFields('entities/study.json'), { required: ['id', 'hospitalId', 'studyUid', 'series'] });
+/** What a link or unbind changed. */
+const linkReply = replies(closed({ examId: common('id'), studyId: common('id') }));
 
 /** /api/pacs/v1: the received studies. */
 export async function studyRoutes(fastify: FastifyInstance) {
@@ -177,7 +180,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
     {
       // A count, no patient's data: nothing to audit.
       config: { permission: 'image:view', audit: 'none' },
-      schema: { tags: ['pacs'], summary: 'How many received studies wait on the review queue, within the data scope', response: anyReply },
+      schema: { tags: ['pacs'], summary: 'How many received studies wait on the review queue, within the data scope', response: replies(closed({ count: { type: 'integer' } })) },
     },
     async (request) => {
       const me = caller(request);
@@ -213,7 +216,7 @@ export async function studyRoutes(fastify: FastifyInstance) {
             sopInstanceUid: { type: 'string', pattern: '^[0-9.]{1,64}$' },
           },
         },
-        response: anyReply,
+        response: replies(closed({ deleted: { type: 'integer', description: 'Images removed.' } })),
       },
     },
     async (request) => {
@@ -249,7 +252,12 @@ export async function examImageRoutes(fastify: FastifyInstance) {
     '/exam/:id/studies',
     {
       config: { permission: 'image:view', scoped: { resource: 'exam', param: 'id' }, audit: { action: 'read', object: 'examStudies', id: 'params.id', patient: 'exam' } },
-      schema: { tags: ['ris'], summary: "The studies matched to an exam, with their series and thumbnails", params: idParams, response: anyReply },
+      schema: {
+        tags: ['ris'],
+        summary: "The studies matched to an exam, with their series and thumbnails, and the review queue's studies naming it",
+        params: idParams,
+        response: replies(closed({ list: { type: 'array', items: studyReply }, total: { type: 'integer' }, review: { type: 'array', items: studyReply } })),
+      },
     },
     async (request) => {
       const me = caller(request);
@@ -287,7 +295,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
         summary: 'Manual match: link an unmatched study of the same hospital to the exam',
         params: idParams,
         body: { type: 'object', required: ['studyId'], additionalProperties: false, properties: { studyId: common('id') } },
-        response: anyReply,
+        response: linkReply,
       },
     },
     async (request) => {
@@ -314,7 +322,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
     '/exam/:id/autoMatch',
     {
       config: { permission: 'image:autoLink', scoped: { resource: 'exam', param: 'id' }, audit: { action: 'update', object: 'exam', id: 'params.id', patient: 'exam' } },
-      schema: { tags: ['ris'], summary: 'Auto match: find the one unmatched study of this exam and link it', params: idParams, response: anyReply },
+      schema: { tags: ['ris'], summary: 'Auto match: find the one unmatched study of this exam and link it', params: idParams, response: linkReply },
     },
     async (request) => {
       const me = caller(request);
@@ -356,7 +364,7 @@ export async function examImageRoutes(fastify: FastifyInstance) {
           required: ['hospitalId', 'examId', 'studyId'],
           properties: { hospitalId: common('id'), examId: common('id'), studyId: common('id') },
         },
-        response: anyReply,
+        response: linkReply,
       },
     },
     async (request) => {

@@ -24,14 +24,14 @@ import { ok, replies } from '../lib/reply';
 import { dropNulls, uniqueOr } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import type { Template } from '../../src/shared/generated/entities/template';
-import { common, idParams } from '../lib/schemas';
+import { closed, common, idParams } from '../lib/schemas';
 
 type Scope = Template['scope'];
 type Right = 'view' | 'add' | 'edit' | 'delete';
 
 const MODULE: Record<Scope, string> = { public: 'publicTemplate', private: 'privateTemplate' };
 const UNIQUE = { report_template_name_key: 'REPORT204' };
-/** A template as the tree, detail and save answer it: its fields and its hospital's name. */
+/** A template as the tree, list, detail and save answer it: its fields and its hospital's name. */
 const TEMPLATE = { allOf: [{ $ref: 'entities/template.json' }, { type: 'object', required: ['id'], properties: { hospitalName: { type: 'string' } } }] };
 const templateReply = replies(TEMPLATE);
 /** A class of the tree: its name and what it files. */
@@ -127,7 +127,8 @@ export default async function reportTemplateRoutes(fastify: FastifyInstance) {
         tags: ['report'],
         summary: 'Templates the caller may read (public ones in scope, their own private ones), paged and filtered (scope, hospitalId, classes, name)',
         body: listBodySchema,
-        response: replies({ type: 'object', properties: { list: { type: 'array', items: { type: 'object', additionalProperties: true } }, total: { type: 'integer' } } }),
+        // The tree's rows (the same SELECT), a page of them.
+        response: replies(closed({ list: { type: 'array', items: TEMPLATE }, total: { type: 'integer' } })),
       },
     },
     async (request) => {

@@ -109,7 +109,8 @@ export default async function screenSettingRoutes(fastify: FastifyInstance) {
           summary: `Save the caller’s common setting ${module} (body {${module}}); user info returns it merged over the defaults`,
           // The whole entity (a module's part alone cannot be a schema root: its `default`); only `module` is saved.
           body: { type: 'object', required: [module], allOf: [{ $ref: 'entities/commonSetting.json#' }] },
-          response: replies({ type: 'object', additionalProperties: true }),
+          // The module's value as saved.
+          response: replies({ $ref: `entities/commonSetting.json#/properties/${module}` }),
         },
       },
       async (request) => {

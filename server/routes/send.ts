@@ -14,6 +14,8 @@ import { examRow } from '../exam/domain';
 
 const statusSchema = {
   type: 'object',
+  // Every column is selected (server/pacs/send.ts STATUS_SELECT); the nullable ones may be null.
+  required: ['id', 'examId', 'destinationId', 'destinationName', 'state', 'total', 'done', 'failed', 'attempts', 'nextAttemptAt', 'createdAt'],
   properties: {
     id: { type: 'integer' },
     examId: { type: 'integer' },
@@ -75,7 +77,7 @@ export default async function sendRoutes(fastify: FastifyInstance) {
           properties: { examId: { $ref: 'common.json#/definitions/id' }, destinationId: { $ref: 'common.json#/definitions/id' } },
           additionalProperties: false,
         },
-        response: replies({ type: 'object', properties: { started: { type: 'boolean' }, status: statusSchema } }),
+        response: replies({ type: 'object', required: ['started', 'status'], properties: { started: { type: 'boolean' }, status: statusSchema } }),
       },
     },
     async (request) => {
@@ -95,7 +97,7 @@ export default async function sendRoutes(fastify: FastifyInstance) {
         tags: ['ris'],
         summary: "The exam's sends, the newest per destination first: state, instances done and failed of the total, attempts, the last error",
         params: examIdParams,
-        response: replies({ type: 'object', properties: { list: { type: 'array', items: statusSchema } } }),
+        response: replies({ type: 'object', required: ['list'], properties: { list: { type: 'array', items: statusSchema } } }),
       },
     },
     async (request) => {
@@ -114,10 +116,15 @@ export default async function sendRoutes(fastify: FastifyInstance) {
         params: examIdParams,
         response: replies({
           type: 'object',
+          required: ['list'],
           properties: {
             list: {
               type: 'array',
-              items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' }, kind: { type: 'string', enum: ['dicom', 'stow'] } } },
+              items: {
+                type: 'object',
+                required: ['id', 'name', 'kind'],
+                properties: { id: { type: 'integer' }, name: { type: 'string' }, kind: { type: 'string', enum: ['dicom', 'stow'] } },
+              },
             },
           },
         }),

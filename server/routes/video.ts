@@ -33,6 +33,7 @@ const roomSchema = {
     sfu: { type: 'string', enum: ['mesh', 'janus'] },
   },
 } as const;
+// `state` stays open: each kind carries the viewer's own snapshot (view, annotations, chat line), which the room relays as sent.
 const eventSchema = {
   type: 'object',
   required: ['id', 'userId', 'kind', 'state', 'at'],
@@ -129,6 +130,7 @@ export default async function videoRoutes(fastify: FastifyInstance) {
         tags: ['consult'],
         summary: 'The annotations the reading-together session ended with (for the consultation report), or null',
         params: consultationParams,
+        // Annotations stay open: the viewer's tool blobs (Cornerstone's), kept and given back as they came.
         response: replies({
           anyOf: [
             { type: 'object', required: ['annotations', 'savedBy', 'savedAt'], properties: { annotations: { type: 'array', items: { type: 'object', additionalProperties: true } }, savedBy: { type: 'integer' }, savedAt: { type: 'string', format: 'date-time' } } },

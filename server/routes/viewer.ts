@@ -30,7 +30,7 @@ import { examRow } from '../exam/domain';
 import { gradeSafetyOn } from '../identity/gradeSafety';
 import type { CommonSetting } from '../../src/shared/generated/entities/commonSetting';
 import type { Study } from '../../src/shared/generated/entities/study';
-import { common } from '../lib/schemas';
+import { closed, common, pick } from '../lib/schemas';
 
 const scope: ScopeTarget = { hospitalColumn: 's.hospital_id', fields: { hospitalId: 's.hospital_id' } };
 
@@ -137,19 +137,45 @@ const selection = {
   },
   anyOf: [{ required: ['studyUids'] }, { required: ['examIds'] }],
 };
+/** A study as SELECT reads it (nulls dropped), with the series withSeries() adds: what the viewer opens. */
+const viewerStudy = pick(
+  'entities/study.json',
+  ['id', 'hospitalId', 'hospitalName', 'studyUid', 'examId', 'examCode', 'matched', 'patientId', 'patientName', 'patientSex', 'patientBirthDate', 'studyDate', 'studyTime', 'accessionNumber', 'studyDescription', 'modality', 'seriesCount', 'instanceCount'],
+  {
+    required: ['id', 'hospitalId', 'studyUid', 'series'],
+    extra: {
+      series: {
+        type: 'array',
+        items: closed(
+          {
+            id: { type: 'integer' },
+            seriesUid: { type: 'string' },
+            modality: { type: 'string' },
+            seriesNumber: { type: 'integer' },
+            seriesDescription: { type: 'string' },
+            instanceCount: { type: 'integer' },
+            thumbnail: { type: 'string', description: 'DICOMweb path of the series thumbnail (its middle image, rendered).' },
+            firstInstanceUid: { type: 'string', description: 'Its first instance in display order, for the series a study opens on.' },
+          },
+          { optional: ['modality', 'seriesNumber', 'seriesDescription', 'instanceCount', 'firstInstanceUid'] },
+        ),
+      },
+    },
+  },
+);
 const studiesReply = replies({
   type: 'object',
   required: ['masked', 'list', 'total'],
   properties: {
     masked: { type: 'boolean', description: 'Patient name and ID are masked here; DICOM metadata is not, so the viewer hides its own.' },
-    // Rows of entities/study.json with their series (the serializer cannot follow that schema's relative refs).
-    list: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    list: { type: 'array', items: viewerStudy },
     total: { type: 'integer' },
   },
 });
 // The common settings' schema, of which this call takes viewConfig (a reference into the property would make its `default` a root's).
 const settingBody = { type: 'object', required: ['viewConfig'], allOf: [{ $ref: 'entities/commonSetting.json#' }] };
-const viewConfigReply = replies({ type: 'object', properties: { openModel: { type: 'string' }, doubleConfig: { type: 'array', items: { type: 'string' } } } });
+// The saved value, as the entity declares it (a reply has no defaults to fill, so the property can be referenced).
+const viewConfigReply = replies({ $ref: 'entities/commonSetting.json#/properties/viewConfig' });
 
 export default async function viewerRoutes(fastify: FastifyInstance) {
   fastify.post<{ Body: Selection }>(

@@ -11,7 +11,7 @@
  */
 import { Alert, App, Card, Descriptions, Divider, Empty, Modal, Popconfirm, Space, Spin, Tag, Typography } from 'antd';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { getExamStudiesById, postExamMatchById, putExamRelationshipUnbindByHospitalIdByExamIdByStudyId } from '../services/generated/ris';
+import { getExamStudiesById, postExamMatchById, putExamRelationshipUnbindByHospitalIdByExamIdByStudyId, type GetExamStudiesByIdData } from '../services/generated/ris';
 import { postStudyDelete } from '../services/generated/pacs';
 import { can } from '../session/access';
 import { AuthImage } from '../schema/components/AuthImage';
@@ -20,10 +20,8 @@ import { usePermissionMap } from '../schema/permissions';
 import { dicomDateText, dicomNameText } from '../utils/dicom';
 import { useTranslate } from '../schema/useTranslate';
 import { formatTime } from '../shared/format';
-import type { Study } from '../shared/generated/entities/study';
-
-type StudyRow = Study & { id: number };
-type SeriesRow = NonNullable<Study['series']>[number];
+type StudyRow = GetExamStudiesByIdData['list'][number];
+type SeriesRow = StudyRow['series'][number];
 
 const f = (name: string) => `entity.study.field.${name}`;
 
@@ -42,10 +40,9 @@ export default function ExamImages({ row, title, onClose }: ActionDialogProps) {
   const load = useCallback(async () => {
     if (!examId) return;
     try {
-      // The route's reply is still open (server/routes/images.ts sends its rows' own columns beside the entity's): typed here by what this dialog reads.
-      const data = (await getExamStudiesById(examId)) as { list?: StudyRow[]; review?: StudyRow[] };
-      setStudies(data?.list ?? []);
-      setWaiting(data?.review ?? []);
+      const data = await getExamStudiesById(examId);
+      setStudies(data.list);
+      setWaiting(data.review);
       setFailed(false);
     } catch {
       setFailed(true);

@@ -10,30 +10,20 @@ import { useCallback, useEffect, useState } from 'react';
 import type { ActionDialogProps } from '../schema/dialogs';
 import { ProgressCell } from '../schema/components/ProgressCell';
 import { useTranslate } from '../schema/useTranslate';
-import { request } from '../services/request';
+import {
+  getExamSendDestinationsByExamId,
+  getExamSendStatusByExamId,
+  postExamSend,
+  type GetExamSendDestinationsByExamIdData,
+  type GetExamSendStatusByExamIdData,
+} from '../services/generated/ris';
 
-const RIS = '/api/ris/v1';
 /** How often the status is asked for while a send is under way. */
 const REFRESH_MS = 2000;
 const BAR = { sending: 'active', success: 'success', failure: 'exception' } as const;
 
-interface Destination {
-  id: number;
-  name: string;
-  kind: 'dicom' | 'stow';
-}
-
-interface SendStatus {
-  id: number;
-  destinationId: number;
-  destinationName: string;
-  state: keyof typeof BAR;
-  total: number;
-  done: number;
-  attempts: number;
-  lastError?: string | null;
-  createdAt: string;
-}
+type Destination = GetExamSendDestinationsByExamIdData['list'][number];
+type SendStatus = GetExamSendStatusByExamIdData['list'][number];
 
 export default function ExamSend({ row, title, onClose }: ActionDialogProps) {
   const { t } = useTranslate();
@@ -47,14 +37,14 @@ export default function ExamSend({ row, title, onClose }: ActionDialogProps) {
 
   const refresh = useCallback(async () => {
     if (!examId) return;
-    const data = await request<{ list: SendStatus[] }>(`${RIS}/exam/send/status/${examId}`).catch(() => undefined);
+    const data = await getExamSendStatusByExamId(examId).catch(() => undefined);
     if (data) setSends(data.list);
   }, [examId]);
 
   useEffect(() => {
     if (!examId) return;
     let live = true;
-    request<{ list: Destination[] }>(`${RIS}/exam/send/destinations/${examId}`)
+    getExamSendDestinationsByExamId(examId)
       .then((data) => {
         if (!live) return;
         setDestinations(data.list);
@@ -75,9 +65,10 @@ export default function ExamSend({ row, title, onClose }: ActionDialogProps) {
   }, [running, refresh]);
 
   const send = async (to: number) => {
+    if (!examId) return;
     setBusy(true);
     try {
-      const answer = await request<{ started: boolean }>(`${RIS}/exam/send`, { method: 'POST', body: { examId, destinationId: to } });
+      const answer = await postExamSend({ examId, destinationId: to });
       message.info(t(answer.started ? 'entity.exam.send.started' : 'entity.exam.send.running'));
       setChanged(true);
       await refresh();

@@ -14,11 +14,11 @@ import { toPayload } from '../schema/formData';
 import { useBusy } from '../schema/useBusy';
 import { showServerError } from '../schema/useEntityForm';
 import { useTranslate } from '../schema/useTranslate';
-import { request } from '../services/request';
+import { postConsultationActionByAction, type PostConsultationActionByActionBody } from '../services/generated/consult';
 import { schemaAt } from '../shared/schema/schemas';
 import type { View } from '../shared/schema/types';
 import { getView } from '../shared/schema/views';
-import { actionForm, CONSULT_API, type ConsultationDetail } from './api';
+import { actionForm, type ConsultationDetail } from './api';
 
 /** The wizard's view cut to the action's form: its fields, in two columns, one section. */
 function editView(formSchema: string): { view: View; fields: string[] } {
@@ -42,7 +42,9 @@ export function EditApplicationDialog({ data, onClose }: { data: ConsultationDet
     });
     await form.submit(async (values: Record<string, unknown>) => {
       try {
-        await request(`${CONSULT_API}/consultation/action/edit`, { method: 'POST', body: { id: data.id, version: data.version, form: toPayload(view, values) } });
+        // The form's values as the view sends them; the server validates them against the entity the workflow names.
+        const changes = toPayload(view, values) as PostConsultationActionByActionBody['form'];
+        await postConsultationActionByAction('edit', { id: data.id, version: data.version, form: changes });
       } catch (e) {
         showServerError(form, e);
         throw e;

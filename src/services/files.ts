@@ -3,13 +3,33 @@
  * page), and one call that uploads a file as the policy says: in one request when it
  * fits a chunk, else in chunks (init, chunk n, complete) with progress after each,
  * resuming after a failed chunk by asking the server which chunks arrived. No React,
- * no DOM beyond Blob; the request function is injected so tests drive it in node.
+ * no DOM beyond Blob; the request function is injectable (the generated calls take it)
+ * so tests drive it in node.
  */
+import {
+  getDetailById,
+  getPolicyByPurpose,
+  getUploadById,
+  postDeleteById,
+  postUpload,
+  postUploadCompleteById,
+  postUploadInit,
+  putUploadChunkByIdByN,
+  type GetDetailByIdData,
+  type GetPolicyByPurposeData,
+  type PostUploadQuery,
+} from './generated/file';
 import { request as defaultRequest, RequestError, type RequestFn } from './request';
-import type { FileMeta, FilePolicy, UploadStatus, UploadTarget } from '../shared/answers';
 
-export type { FileMeta, FilePolicy, UploadTarget };
+/** A kept file as the file service describes it. */
+export type FileMeta = GetDetailByIdData;
+/** A purpose's policy: what an upload may be. */
+export type FilePolicy = GetPolicyByPurposeData;
+/** Where an upload goes: its purpose, the owning record and the file's name. */
+export type UploadTarget = PostUploadQuery;
+export type FilePurpose = UploadTarget['purpose'];
 
+/** Downloads are bytes, not the envelope: fetched by URL (with the session's headers). */
 export const FILE_API = '/api/file/v1';
 
 export interface UploadOptions {
@@ -21,13 +41,13 @@ export interface UploadOptions {
   resumeAttempts?: number;
 }
 
-const policies = new Map<string, Promise<FilePolicy>>();
+const policies = new Map<FilePurpose, Promise<FilePolicy>>();
 
 /** A purpose's policy; asked once per page (a failure is asked again next time). */
-export function filePolicy(purpose: string, request: RequestFn = defaultRequest): Promise<FilePolicy> {
+export function filePolicy(purpose: FilePurpose, request?: RequestFn): Promise<FilePolicy> {
   let hit = policies.get(purpose);
   if (!hit) {
-    hit = request<FilePolicy>(`${FILE_API}/policy/${encodeURIComponent(purpose)}`, { quiet: true });
+    hit = getPolicyByPurpose(purpose, { quiet: true, request });
     hit.catch(() => policies.delete(purpose));
     policies.set(purpose, hit);
   }
@@ -41,17 +61,17 @@ function transient(e: unknown): boolean {
 
 /** Uploads `file` for `target`; answers what the server kept. Refusals are the server's RequestError. */
 export async function uploadFile(file: Blob, target: UploadTarget, options: UploadOptions = {}): Promise<FileMeta> {
-  const request = options.request ?? defaultRequest;
+  const { request, signal } = options;
   const policy = await filePolicy(target.purpose, request);
   const total = file.size;
   const progress = (sent: number) => options.onProgress?.(Math.min(sent, total), total);
   progress(0);
   if (total <= policy.chunkSize) {
-    const kept = await request<FileMeta>(`${FILE_API}/upload`, { raw: file, query: { ...target }, quiet: true, signal: options.signal });
+    const kept = await postUpload(target, { raw: file, quiet: true, signal, request });
     progress(total);
     return kept;
   }
-  const init = await request<UploadStatus>(`${FILE_API}/upload/init`, { body: { ...target, size: total }, quiet: true, signal: options.signal });
+  const init = await postUploadInit({ ...target, size: total }, { quiet: true, signal, request });
   const bytesOf = (received: number[]) => received.reduce((n, c) => n + Math.min(init.chunkSize, total - c * init.chunkSize), 0);
   let received = new Set<number>();
   let attempts = options.resumeAttempts ?? 3;
@@ -60,18 +80,18 @@ export async function uploadFile(file: Blob, target: UploadTarget, options: Uplo
       for (let n = 0; n < init.chunkCount; n++) {
         if (received.has(n)) continue;
         const chunk = file.slice(n * init.chunkSize, Math.min(total, (n + 1) * init.chunkSize));
-        const status = await request<UploadStatus>(`${FILE_API}/upload/${init.id}/chunk/${n}`, { method: 'PUT', raw: chunk, quiet: true, signal: options.signal });
+        const status = await putUploadChunkByIdByN(init.id, n, { raw: chunk, quiet: true, signal, request });
         received = new Set(status.received);
         progress(bytesOf(status.received));
       }
-      const kept = await request<FileMeta>(`${FILE_API}/upload/${init.id}/complete`, { method: 'POST', quiet: true, signal: options.signal });
+      const kept = await postUploadCompleteById(init.id, { quiet: true, signal, request });
       progress(total);
       return kept;
     } catch (e) {
       // FILE004: the server misses chunks we thought sent; a broken connection: we do not know.
       const missing = e instanceof RequestError && e.code === 'FILE004';
       if ((!missing && !transient(e)) || attempts-- <= 0) throw e;
-      const status = await request<UploadStatus>(`${FILE_API}/upload/${init.id}`, { quiet: true, signal: options.signal });
+      const status = await getUploadById(init.id, { quiet: true, signal, request });
       received = new Set(status.received);
       progress(bytesOf(status.received));
     }
@@ -83,11 +103,11 @@ export function downloadFile(id: string, request: RequestFn = defaultRequest): P
   return request<Blob>(`${FILE_API}/download/${encodeURIComponent(id)}`, { responseType: 'blob', quiet: true });
 }
 
-export function fileDetail(id: string, request: RequestFn = defaultRequest): Promise<FileMeta> {
-  return request<FileMeta>(`${FILE_API}/detail/${encodeURIComponent(id)}`, { quiet: true });
+export function fileDetail(id: string, request?: RequestFn): Promise<FileMeta> {
+  return getDetailById(id, { quiet: true, request });
 }
 
 /** Deletes a kept file (or drops an unfinished upload of the caller's). */
-export function deleteFile(id: string, request: RequestFn = defaultRequest): Promise<void> {
-  return request<void>(`${FILE_API}/delete/${encodeURIComponent(id)}`, { method: 'POST', quiet: true });
+export async function deleteFile(id: string, request?: RequestFn): Promise<void> {
+  await postDeleteById(id, { quiet: true, request });
 }

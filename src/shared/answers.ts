@@ -3,29 +3,6 @@
  * client's services return them. Pure types.
  */
 
-/** A file service purpose's policy (GET /api/file/v1/policy): what an upload may be. */
-export interface FilePolicy {
-  purpose: string;
-  ownerKind: string;
-  types: string[];
-  maxBytes: number;
-  chunkSize: number;
-  pixels?: { width: number; height: number };
-}
-
-/** A kept file as the file service describes it. */
-export interface FileMeta {
-  id: string;
-  purpose: string;
-  ownerKind: string;
-  ownerId: number;
-  name: string;
-  type: string;
-  size: number;
-  sha256: string;
-  createdAt: string;
-}
-
 /** One group of a statistics answer (POST /api/stat/v1/<view>). */
 export interface StatsRow {
   key: string | number | null;
@@ -42,23 +19,6 @@ export interface StatsAnswer {
   measures: string[];
   rows: StatsRow[];
   totals: Record<string, number | null>;
-}
-
-/** Where an upload goes: its purpose, the owning record and the file's name. */
-export interface UploadTarget {
-  purpose: string;
-  ownerId: number;
-  name: string;
-}
-
-/** A chunked upload's state (which chunks arrived), so a broken upload resumes. */
-export interface UploadStatus {
-  id: string;
-  chunkSize: number;
-  chunkCount: number;
-  /** Chunk numbers that arrived, ascending. */
-  received: number[];
-  complete: boolean;
 }
 
 /** The body of POST /api/stat/v1/<view>. */

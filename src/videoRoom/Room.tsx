@@ -24,6 +24,7 @@ import { RoomRefused, RoomSocket, socketUrl } from './socket';
 import { reconcile, sameView, viewStateOf, type ViewState } from './sync';
 import type { SharedAnnotation } from '../viewer';
 
+/** The room's WebSocket: messages, not the JSON envelope, so no generated call reaches it; its URL is built here. */
 export const ROOM_SOCKET_PATH = '/api/consult/v1/video/socket';
 const k = (key: string) => `entity.videoRoom.${key}`;
 const VIEW_OPTIONS = { sideBySide: false, autoLoad: true };

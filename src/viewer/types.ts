@@ -3,36 +3,15 @@
  * is given (POST /api/pacs/v1/study/viewer|compare rows), what each viewport shows,
  * and the small API a host drives: open a study, open a comparison, dispose.
  */
+import type { PostStudyViewerData } from '../services/generated/pacs';
 import type { InstanceInfo } from './dicomweb';
 import type { Grid } from './layout';
 import type { PresetKey, VoiRange } from './presets';
 import type { ToolKey } from './tools';
 
-export interface ViewerSeries {
-  seriesUid: string;
-  modality?: string;
-  seriesNumber?: number;
-  seriesDescription?: string;
-  instanceCount?: number;
-  /** DICOMweb path of the series' thumbnail (its middle image, rendered). */
-  thumbnail?: string;
-  /** Its first instance in display order, given for the series a study opens on: the viewer fetches that image beside the series' metadata. */
-  firstInstanceUid?: string;
-}
-
-export interface ViewerStudy {
-  studyUid: string;
-  examId?: number;
-  examCode?: string;
-  patientId?: string;
-  patientName?: string;
-  patientSex?: string;
-  studyDate?: string;
-  studyDescription?: string;
-  accessionNumber?: string;
-  modality?: string;
-  series: ViewerSeries[];
-}
+/** A study the viewer is given, with its series (the studies reply of server/routes/viewer.ts, typed from its schema). */
+export type ViewerStudy = PostStudyViewerData['list'][number];
+export type ViewerSeries = ViewerStudy['series'][number];
 
 export type ViewportError =
   | { kind: 'undecodable'; syntaxes: string[] }

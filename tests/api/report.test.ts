@@ -347,6 +347,9 @@ describe.each(dbKinds)('reports on %s', (kind) => {
     const tree = (await call('GET', `${R}/template/tree?scope=public`, docA)).body.data;
     const template = tree.find((c: { name: string }) => c.name === 'CT').children[0].children[0];
     expect(template).toMatchObject({ templateName: '胸部平扫正常', hospitalId: orgs.HOSP_A });
+    // The list pages the same rows, each as the tree gives it (its reply is declared, not open).
+    const listed = (await call('POST', `${R}/template/list`, docA, { filters: { scope: 'public', templateName: '胸部平扫正常' } })).body.data;
+    expect(listed).toMatchObject({ total: 1, list: [template] });
 
     expect((await act(docA, 'lock', id)).body.data).toMatchObject({ lockState: true, lockMine: true, lockedByName: '陈医生' });
     let d = (await act(docA, 'save', id, { version: 0, see: template.see, diagnosis: template.diagnosis })).body.data;

@@ -9,7 +9,7 @@
  *   unknown fields and groups ignored, forgotten fields appended to their view group,
  *   empty groups left out of the form but offered by the dialog
  * - the dialog's moves (up/down, to another group) and the stored shape
- * - the service calls (paths, bodies) through an injected request function
+ * - the service calls (paths, bodies) through the generated calls, given an injected request function
  */
 import {
   applyColumnSetting,
@@ -234,8 +234,8 @@ describe('screen settings service', () => {
     const layout = toFormLayout(mergeFormLayout(view, null));
     await api.saveFormLayout('user', layout);
     expect(calls).toEqual([
-      ['/api/ucenter/v1/user/config/user', { quiet: true }],
-      ['/api/ucenter/v1/org/config/user', { quiet: true }],
+      ['/api/ucenter/v1/user/config/user', { quiet: true, method: 'GET' }],
+      ['/api/ucenter/v1/org/config/user', { quiet: true, method: 'GET' }],
       ['/api/ucenter/v1/user/config', { method: 'POST', body: { module: 'user', value } }],
       ['/api/ucenter/v1/org/config', { method: 'POST', body: { module: 'user', value: layout } }],
     ]);

@@ -11,22 +11,14 @@ import { Button, Progress, Tag } from 'antd';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { saveBlob } from '../../schema/components/ExcelImport';
+import { getExportList, type GetExportListData } from '../../services/generated/ris';
 import { request } from '../../services/request';
 import { formatTime } from '../../shared/format';
 
-interface ExportJob {
-  id: number;
-  kind: string;
-  state: 'queued' | 'running' | 'done' | 'failed';
-  rowsDone: number;
-  rowsTotal?: number;
-  fileName?: string;
-  createdAt: string;
-  finishedAt?: string;
-  downloadedAt?: string;
-}
+type ExportJob = GetExportListData['list'][number];
 
-const API = '/api/ris/v1/export';
+/** The file itself is bytes, not the envelope: fetched by URL through the wrapper (its headers are required). */
+const DOWNLOAD = '/api/ris/v1/export/download';
 /** How often the list refreshes while a job is under way. */
 const REFRESH_MS = 2000;
 const STATE_COLOR: Record<ExportJob['state'], string> = { queued: 'default', running: 'processing', done: 'success', failed: 'error' };
@@ -43,7 +35,7 @@ export default function ExportJobsPage() {
   const download = async (job: ExportJob) => {
     setDownloading(job.id);
     try {
-      const blob = await request<Blob>(`${API}/download/${job.id}`, { responseType: 'blob' });
+      const blob = await request<Blob>(`${DOWNLOAD}/${job.id}`, { responseType: 'blob' });
       saveBlob(blob, job.fileName ?? `export-${job.id}.xlsx`);
       actionRef.current?.reload();
     } catch {
@@ -113,7 +105,7 @@ export default function ExportJobsPage() {
         scroll={{ x: 'max-content' }}
         request={async () => {
           try {
-            const reply = await request<{ list: ExportJob[]; total: number }>(`${API}/list`);
+            const reply = await getExportList();
             setPolling(underWay(reply.list));
             return { data: reply.list, total: reply.total, success: true };
           } catch {

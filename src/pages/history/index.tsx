@@ -13,7 +13,7 @@ import { loadOptions } from '../../schema/options';
 import { hiddenColumns, toColumns, type Row } from '../../schema/toColumns';
 import { useTranslate } from '../../schema/useTranslate';
 import { views } from '../../shared/schema/views';
-import { request } from '../../services/request';
+import { getExamHistory } from '../../services/generated/ris';
 
 export default function HistoryPage() {
   const { t, language } = useTranslate();
@@ -49,7 +49,7 @@ export default function HistoryPage() {
         toolBarRender={() => [back]}
         request={async () => {
           try {
-            const reply = await request<{ list: Row[]; total: number }>('/api/ris/v1/exam/history', { query: { patientId } });
+            const reply = await getExamHistory({ patientId });
             return { data: reply.list, total: reply.total, success: true };
           } catch {
             return { data: [], total: 0, success: false };

@@ -3,16 +3,16 @@
  * fails is tried again next round, not shown) and saving the exam-upload notice
  * setting (a common setting of the user centre).
  */
-import { request } from '../../services/request';
-import type { CommonSetting } from '../../shared/generated/entities/commonSetting';
+import { getNotice } from '../../services/generated/report';
+import { postUserCommonSettingExamNotice, type PostUserCommonSettingExamNoticeData } from '../../services/generated/ucenter';
 import type { NoticeCounts, NoticeModel } from './counts';
 
-export type ExamNotice = NonNullable<CommonSetting['examNotice']>;
+export type ExamNotice = PostUserCommonSettingExamNoticeData;
 
 export function fetchNotice(model: NoticeModel, signal?: AbortSignal): Promise<NoticeCounts> {
-  return request<NoticeCounts>('/api/report/v1/notice', { query: { model }, quiet: true, signal });
+  return getNotice({ model }, { quiet: true, signal });
 }
 
 export function saveExamNotice(examNotice: ExamNotice): Promise<ExamNotice> {
-  return request<ExamNotice>('/api/ucenter/v1/user/commonSetting/examNotice', { method: 'POST', body: { examNotice } });
+  return postUserCommonSettingExamNotice({ examNotice });
 }

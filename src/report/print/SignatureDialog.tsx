@@ -7,14 +7,15 @@
  * is active here. Bespoke because each row is a live switch, not a form.
  */
 import { App, Empty, Modal, Switch, Table } from 'antd';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { AuthImage } from '../../schema/components/AuthImage';
 import type { ActionDialogProps } from '../../schema/dialogs';
 import { usePermissionMap } from '../../schema/permissions';
-import { resourceApi } from '../../schema/resource';
 import { useTranslate } from '../../schema/useTranslate';
 import { can } from '../../session/access';
+import { postPrintSignatureList, postPrintSignatureSave } from '../../services/generated/report';
 import type { PrintSignature } from '../../shared/generated/entities/printSignature';
+import { REPORT_API } from '../api';
 
 const PAGE_SIZE = 10;
 const field = (name: string) => `entity.printSignature.field.${name}`;
@@ -23,20 +24,20 @@ export default function SignatureDialog({ title, onClose }: ActionDialogProps) {
   const { t } = useTranslate();
   const { message } = App.useApp();
   const editable = can(usePermissionMap(), 'reportPage:edit');
-  const api = useMemo(() => resourceApi('printSignature'), []);
   const [page, setPage] = useState(1);
   const [data, setData] = useState<{ list: PrintSignature[]; total: number }>();
   const [busy, setBusy] = useState<number>();
 
   const load = useCallback(async () => {
     try {
-      const reply = await api.list({ page, pageSize: PAGE_SIZE, filters: {} });
-      setData({ list: (reply?.list ?? []) as unknown as PrintSignature[], total: reply?.total ?? 0 });
+      const reply = await postPrintSignatureList({ page, pageSize: PAGE_SIZE, filters: {} });
+      // The generic resource list answers open rows (server/lib/resource.ts); this one's are the printSignature view's.
+      setData({ list: (reply.list ?? []) as unknown as PrintSignature[], total: reply.total ?? 0 });
     } catch {
       // The request wrapper has told the user.
       setData({ list: [], total: 0 });
     }
-  }, [api, page]);
+  }, [page]);
   useEffect(() => {
     void load();
   }, [load]);
@@ -44,7 +45,7 @@ export default function SignatureDialog({ title, onClose }: ActionDialogProps) {
   const toggle = async (row: PrintSignature, active: boolean) => {
     setBusy(row.id);
     try {
-      await api.save({ id: row.id, active });
+      await postPrintSignatureSave({ id: row.id, active });
       message.success(t('entity.printSignature.saved'));
       await load();
     } catch {
@@ -70,7 +71,7 @@ export default function SignatureDialog({ title, onClose }: ActionDialogProps) {
           {
             title: t('entity.printSignature.picture'),
             key: 'picture',
-            render: (_v, row) => <AuthImage path={`/api/report/v1/printSignature/image/${row.id}`} alt={row.name ?? ''} width={100} height={65} testId="signature-picture" />,
+            render: (_v, row) => <AuthImage path={`${REPORT_API}/printSignature/image/${row.id}`} alt={row.name ?? ''} width={100} height={65} testId="signature-picture" />,
           },
           {
             title: t(field('active')),

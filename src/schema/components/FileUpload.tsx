@@ -14,13 +14,13 @@ import type { Field } from '@formily/core';
 import { connect, mapProps, mapReadPretty, observer, useField, useForm } from '@formily/react';
 import { Button, Progress, Typography, Upload } from 'antd';
 import { useEffect, useState } from 'react';
-import { deleteFile, downloadFile, fileDetail, filePolicy, uploadFile, type FileMeta, type FilePolicy } from '../../services/files';
+import { deleteFile, downloadFile, fileDetail, filePolicy, uploadFile, type FileMeta, type FilePolicy, type FilePurpose } from '../../services/files';
 import { RequestError } from '../../services/request';
 import { sizeText, typeNames } from '../imageCheck';
 import { useTranslate } from '../useTranslate';
 
 export interface FileUploadProps {
-  purpose?: string;
+  purpose?: FilePurpose;
   ownerField?: string;
   multiple?: boolean;
   maxCount?: number;
@@ -51,7 +51,7 @@ function useFileMetas(ids: string[]): Record<string, FileMeta | 'failed'> {
   return metas;
 }
 
-function usePolicy(purpose: string | undefined): FilePolicy | undefined {
+function usePolicy(purpose: FilePurpose | undefined): FilePolicy | undefined {
   const [policy, setPolicy] = useState<FilePolicy>();
   useEffect(() => {
     if (!purpose) return undefined;

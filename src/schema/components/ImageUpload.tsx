@@ -14,7 +14,7 @@ import { PreviewText } from '@formily/antd-v5';
 import { connect, mapProps, mapReadPretty, observer, useForm } from '@formily/react';
 import { App, Button, Progress, Spin, Typography, Upload, theme } from 'antd';
 import { useEffect, useState } from 'react';
-import { filePolicy, uploadFile } from '../../services/files';
+import { filePolicy, uploadFile, type FilePurpose } from '../../services/files';
 import { request, RequestError } from '../../services/request';
 import { exactPixels, imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '../imageCheck';
 import { fillPath } from '../pathTemplate';
@@ -23,7 +23,7 @@ import { useTranslate } from '../useTranslate';
 export interface ImageUploadProps extends Partial<ImageLimits> {
   path?: string;
   /** The file service purpose the picture is uploaded as (its owner: the record's id). */
-  purpose?: string;
+  purpose?: FilePurpose;
   presentWhen?: string;
   disabled?: boolean;
   /** The field's title (mapped from the field). */
