@@ -44,9 +44,16 @@ function refsOf(node: unknown, out: Set<string>): void {
   }
 }
 
+/**
+ * Serializers already built, for every app of the process: the shared schemas are the
+ * files under schemas/, the same for each (loadSchemas), so a route schema's serializer
+ * is too. Building all of them (closed replies, entities by reference) takes about a second,
+ * which every test platform and every instance's start paid again.
+ */
+const built = new Map<string, Serializer>();
+
 export function serializerCompiler(shared: Schema[]) {
   const byId = new Map(shared.filter((s) => s.$id).map((s) => [new URL(s.$id as string, BASE).href, absolute(s, s.$id as string) as Schema]));
-  const built = new Map<string, Serializer>();
 
   /** The shared schemas `schema` needs, following their own references. */
   const needed = (schema: unknown): Record<string, Schema> => {
