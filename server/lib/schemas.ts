@@ -6,7 +6,7 @@
 import { SCHEMAS_DIR } from '../paths';
 
 export { SCHEMAS_DIR };
-import { loadSchemas } from './ajv';
+import { schemaFiles } from '../../src/shared/generated/catalog';
 
 export { checkAgainstSchema, loadSchemas } from './ajv';
 
@@ -49,7 +49,8 @@ export function closed(properties: Record<string, object>, options: { optional?:
  * an in- or outpatient number of a registration; a list row has neither).
  */
 export function entityFields(file: string): string[] {
-  const schema = loadSchemas().find((s) => s.$id === file) as { properties?: Record<string, unknown> } | undefined;
+  // Only names are read: the catalogue itself, not loadSchemas()'s fresh copy of every file.
+  const schema = (schemaFiles as Array<{ $id?: string }>).find((s) => s.$id === file) as { properties?: Record<string, unknown> } | undefined;
   if (!schema?.properties) throw new Error(`entityFields: ${file} declares no properties`);
   return Object.keys(schema.properties);
 }
