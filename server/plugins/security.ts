@@ -28,6 +28,8 @@ export function contentSecurityPolicy(opts: SecurityOptions = {}): string {
     // Captchas and avatars come as data: URLs, rendered images and downloads as blob: URLs.
     'img-src': ["'self'", 'data:', 'blob:'],
     'font-src': ["'self'", 'data:'],
+    // A consultation's PDF materials are previewed in a frame from a blob: URL (default-src alone refused it).
+    'frame-src': ["'self'", 'blob:'],
     'connect-src': ["'self'", ...(opts.connectOrigins ?? [])],
     'worker-src': ["'self'", 'blob:'],
     'media-src': ["'self'", 'data:', 'blob:'],
