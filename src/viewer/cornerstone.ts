@@ -119,8 +119,16 @@ function decodeOnPage(): void {
       pageDecoded = true;
       return decodeImageFrame(args.imageFrame, args.transferSyntax, args.pixelData, args.decodeConfig, args.options, undefined);
     }
-    return inWorker(workerName, methodName, args, options);
+    const task = inWorker(workerName, methodName, args, options);
+    // A frame under way when the last viewer closed lands after releaseCornerstone and the
+    // manager starts a worker again to decode it: let that worker go once the frame is done
+    // (otherwise it stayed until the next viewer closed).
+    if (workerName === DECODE_WORKERS) void task.then(releaseIfClosed, releaseIfClosed);
+    return task;
   }) as typeof manager.executeTask;
+  const releaseIfClosed = () => {
+    if (open === 0) manager.terminate(DECODE_WORKERS);
+  };
 }
 
 /**
