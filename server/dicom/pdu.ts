@@ -146,14 +146,18 @@ function fill(partial: Buffer, size: number, bytes: Buffer, at: number): { heade
 
 /** One P-DATA-TF holding one presentation data value: how values are handed to dcmjs-dimse and replies sent. */
 export function encodePData(contextId: number, command: boolean, last: boolean, value: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(12 + value.length);
+  return Buffer.concat([pDataHeader(contextId, command, last, value.length), value]);
+}
+
+/** The 12 bytes before a P-DATA-TF's one value of `length` bytes (PDU header, PDV length, context, control). */
+function pDataHeader(contextId: number, command: boolean, last: boolean, length: number): Buffer {
+  const out = Buffer.allocUnsafe(12);
   out[0] = PDU.pData;
   out[1] = 0;
-  out.writeUInt32BE(6 + value.length, 2);
-  out.writeUInt32BE(2 + value.length, 6);
+  out.writeUInt32BE(6 + length, 2);
+  out.writeUInt32BE(2 + length, 6);
   out[10] = contextId;
   out[11] = (command ? PDV_COMMAND : 0) | (last ? PDV_LAST : 0);
-  value.copy(out, 12);
   return out;
 }
 
@@ -331,21 +335,26 @@ export function pdvLimit(maxPdu: number): number {
 
 /**
  * A DIMSE message as P-DATA-TF PDUs for a peer whose PDUs hold `maxPdu` bytes: the
- * command, then the dataset's pieces (given in any sizes) cut to fit.
+ * command, then the dataset's pieces (given in any sizes) cut to fit. Each PDU comes as
+ * its header and its value, the value a view of the caller's bytes (no copy): written
+ * corked, they leave in one writev.
  */
 export function* messagePdus(contextId: number, command: Buffer, dataset: Iterable<Buffer> | undefined, maxPdu: number): Generator<Buffer> {
   const limit = pdvLimit(maxPdu);
   // A command set is a few hundred bytes: one value.
-  yield encodePData(contextId, true, true, command);
+  yield pDataHeader(contextId, true, true, command.length);
+  yield command;
   if (!dataset) return;
   let pending: Buffer | undefined;
   for (const piece of dataset) {
     for (let at = 0; at < piece.length; at += limit) {
-      if (pending) yield encodePData(contextId, false, false, pending);
+      if (pending) yield* [pDataHeader(contextId, false, false, pending.length), pending];
       pending = piece.subarray(at, at + limit);
     }
   }
-  yield encodePData(contextId, false, true, pending ?? Buffer.alloc(0));
+  pending ??= Buffer.alloc(0);
+  yield pDataHeader(contextId, false, true, pending.length);
+  yield pending;
 }
 
 /** The C-STORE-RQ command set (PS3.7 9.3.1.1), with the C-MOVE that caused it when there is one. */

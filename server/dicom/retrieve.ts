@@ -78,11 +78,6 @@ function contextFor(instance: RetrieveInstance, contexts: AcceptedContext[]): { 
   return { reason: `transfer syntax ${instance.transferSyntaxUid} not accepted by the destination (it is not decoded on this server)` };
 }
 
-export async function readAll(storage: FileStorage, key: string): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const chunk of await storage.get(key)) parts.push(chunk as Buffer);
-  return Buffer.concat(parts);
-}
 
 /** The dataset of a stored Part-10 file in `transferSyntax`: its own bytes, or re-encoded between the little endian syntaxes. */
 export function datasetIn(file: Buffer, transferSyntax: string, reencode: boolean): Buffer {
@@ -122,7 +117,16 @@ export interface RetrieveOptions {
 /** Sends the instances one by one to the target; the counts at the end. */
 export async function sendInstances(instances: RetrieveInstance[], target: StoreTarget, opts: RetrieveOptions): Promise<RetrieveCounts> {
   const counts: RetrieveCounts = { remaining: instances.length, completed: 0, failed: 0, warning: 0, failedUids: [] };
-  for (const instance of instances) {
+  // The next file is read while the destination stores this one (its response is awaited before the next request).
+  let ahead: Promise<Buffer> | undefined;
+  const read = (k: number) => {
+    const file = opts.storage.read(instances[k].fileKey);
+    file.catch(() => undefined);
+    return file;
+  };
+  for (const [k, instance] of instances.entries()) {
+    const file = ahead ?? read(k);
+    ahead = k + 1 < instances.length ? read(k + 1) : undefined;
     if (opts.cancelled()) break;
     counts.remaining--;
     const plan = contextFor(instance, target.contexts);
@@ -131,7 +135,7 @@ export async function sendInstances(instances: RetrieveInstance[], target: Store
     if ('reason' in plan) reason = plan.reason;
     else {
       try {
-        const dataset = await datasetFor(await readAll(opts.storage, instance.fileKey), instance.transferSyntaxUid, plan.context, plan.conversion);
+        const dataset = await datasetFor(await file, instance.transferSyntaxUid, plan.context, plan.conversion);
         const response = await target.request(
           plan.context.id,
           (messageId) => storeRequest(messageId, instance.sopClassUid, instance.sopInstanceUid, opts.moveOriginator),

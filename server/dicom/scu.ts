@@ -76,9 +76,24 @@ export class PendingRequests {
 
 /** Writes a DIMSE message, waiting whenever the socket's buffer is full. */
 export async function writeMessage(socket: net.Socket, contextId: number, command: Buffer, dataset: Iterable<Buffer> | undefined, maxPdu: number): Promise<void> {
-  for (const pdu of messagePdus(contextId, command, dataset, maxPdu)) {
-    if (socket.destroyed) throw new AssociationError('connection closed');
-    if (!socket.write(pdu)) await new Promise((resolve) => socket.once('drain', resolve));
+  if (socket.destroyed) throw new AssociationError('connection closed');
+  // The message is in memory already: queued whole and sent in one writev (a 512x512 slice is
+  // 32 PDUs of dcmtk's default 16 KB, 32 system calls when written one by one), then the
+  // next message waits until the socket has taken it.
+  socket.cork();
+  try {
+    for (const pdu of messagePdus(contextId, command, dataset, maxPdu)) socket.write(pdu);
+  } finally {
+    socket.uncork();
+  }
+  if (socket.writableNeedDrain) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        socket.off('drain', done).off('close', done);
+        resolve();
+      };
+      socket.on('drain', done).on('close', done);
+    });
   }
 }
 

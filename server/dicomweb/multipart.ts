@@ -5,8 +5,7 @@
  * study is read file by file while the client receives it).
  */
 import crypto from 'node:crypto';
-import { PassThrough, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 
 export interface PartSink {
   write(chunk: Buffer): Promise<unknown> | void;
@@ -136,44 +135,57 @@ export function newBoundary(): string {
 
 export interface OutPart {
   headers: Record<string, string | number>;
-  /** The part's bytes, or a function opening them when their turn comes. */
-  body: Buffer | (() => Promise<AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer | Uint8Array>>);
+  /** The part's bytes, or a function opening them (whole, or as a stream) when their turn comes. */
+  body: Buffer | (() => Promise<Buffer | AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer | Uint8Array>>);
 }
 
 /**
- * A multipart body of `parts`, produced lazily: each part's body is opened only when
- * the previous one is sent, and a stream (a stored file) is piped in with backpressure,
- * so memory holds one read buffer, not the whole response. A client that goes away
- * destroys the body, which stops the file being read and closes it.
+ * Parts opened ahead of the one going out: a series' files are read while earlier ones
+ * are sent, several at once (reading 300 slices one at a time ran at half the speed of
+ * four at a time from a cold page cache, a third of it from a warm one).
  */
-export function multipartStream(boundary: string, parts: AsyncIterable<OutPart> | Iterable<OutPart>): Readable {
-  const out = new PassThrough({ highWaterMark: 1 << 20 });
-  // Resolves when the body can take more, or is gone (then the loop below stops).
-  const write = (chunk: Buffer | Uint8Array) =>
-    out.write(chunk) || out.destroyed
-      ? undefined
-      : new Promise<void>((resolve) => {
-          const go = () => {
-            out.off('drain', go).off('close', go);
-            resolve();
-          };
-          out.on('drain', go).on('close', go);
-        });
-  (async () => {
-    for await (const part of parts) {
-      if (out.destroyed) return;
-      const head = Object.entries(part.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-      await write(Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8'));
-      const body = Buffer.isBuffer(part.body) ? [part.body] : await part.body();
-      if (body instanceof Readable) await pipeline(body, out, { end: false });
-      else
-        for await (const chunk of body) {
-          await write(chunk);
-          if (out.destroyed) return;
-        }
-      await write(CRLF);
+const AHEAD = 4;
+
+/**
+ * A multipart body of `parts`, produced lazily: each part's body is opened a few parts
+ * before its turn (AHEAD) and what a stream gives is passed on as the client takes it,
+ * so memory holds a few parts' bytes, not the whole response. A client that goes away
+ * destroys the body: no further part is opened, and a part opened as a stream is
+ * destroyed (its file closed).
+ */
+export function multipartStream(boundary: string, parts: readonly OutPart[]): Readable {
+  type Opened = Buffer | AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer | Uint8Array>;
+  const opened: Array<Promise<Opened>> = [];
+  let next = 0;
+  const openAhead = () => {
+    for (; next < parts.length && opened.length < AHEAD; next++) {
+      const body = parts[next].body;
+      const opening = Buffer.isBuffer(body) ? Promise.resolve(body) : body();
+      // Awaited in its turn; a failure before then must not count as unhandled.
+      opening.catch(() => undefined);
+      opened.push(opening);
     }
-    out.end(Buffer.from(`--${boundary}--\r\n`, 'latin1'));
-  })().catch((err: Error) => out.destroy(err));
-  return out;
+  };
+  async function* chunks(): AsyncGenerator<Buffer | Uint8Array> {
+    let current: Opened | undefined;
+    try {
+      for (const part of parts) {
+        openAhead();
+        const head = Object.entries(part.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+        yield Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8');
+        current = await opened.shift()!;
+        openAhead();
+        if (Buffer.isBuffer(current)) yield current;
+        else for await (const chunk of current) yield chunk;
+        current = undefined;
+        yield CRLF;
+      }
+      yield Buffer.from(`--${boundary}--\r\n`, 'latin1');
+    } finally {
+      // Gone early: close what was opened and not sent (a stream's file).
+      if (current instanceof Readable) current.destroy();
+      for (const left of await Promise.all(opened.map((o) => o.catch(() => undefined)))) if (left instanceof Readable) left.destroy();
+    }
+  }
+  return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 << 20 });
 }

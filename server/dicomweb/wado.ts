@@ -19,7 +19,7 @@ import { DicomWebError, notAcceptable } from './errors';
 import { JPEG_BASELINE, frameMediaType, frameSources, parseFrameList, pixelModule, readFrame, type FrameSource, type PixelModule } from './frames';
 import { covers, parseAccept, type MediaType } from './media';
 import { multipartStream, newBoundary, type OutPart } from './multipart';
-import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES, collect } from './pixeldata';
+import { EXPLICIT_LITTLE, IMPLICIT_LITTLE, NATIVE_SYNTAXES } from './pixeldata';
 import { dicomJsonMasker } from './privacy';
 import { canTranscode, decompressToExplicit, implicitToExplicit } from './transcode';
 import { DECODERS, canDecode, decodeFrame } from './codecs';
@@ -68,6 +68,9 @@ function dicomAccept(request: FastifyRequest, oneInstance: boolean): DicomAccept
   return { singlePart, syntaxes };
 }
 
+/** Stored instances up to this size go out of a WADO-RS multipart read whole; larger ones (multi-frame) are streamed. */
+const WHOLE_READ = 8 << 20;
+
 /** The syntax an instance goes out in: the first asked for that it is stored in or converts to; 406 when none. */
 function syntaxFor(i: InstanceRow, syntaxes: string[]): string {
   for (const wanted of syntaxes) {
@@ -89,7 +92,7 @@ async function sendInstances(fastify: FastifyInstance, request: FastifyRequest, 
   const accept = dicomAccept(request, oneInstance);
   const syntaxes = instances.map((i) => syntaxFor(i, accept.syntaxes));
   const converted = async (i: InstanceRow) => {
-    const file = await collect(await fastify.storage.get(i.fileKey));
+    const file = await fastify.storage.read(i.fileKey);
     if (i.transferSyntaxUid === IMPLICIT_LITTLE) return implicitToExplicit(file);
     return decompressToExplicit(file, i.transferSyntaxUid, await storedPixelModule(fastify, i));
   };
@@ -104,7 +107,8 @@ async function sendInstances(fastify: FastifyInstance, request: FastifyRequest, 
   const boundary = newBoundary();
   const parts = instances.map<OutPart>((i, k) => ({
     headers: { 'Content-Type': `application/dicom; transfer-syntax=${syntaxes[k]}`, ...(syntaxes[k] === i.transferSyntaxUid ? { 'Content-Length': i.fileSize } : {}) },
-    body: syntaxes[k] === i.transferSyntaxUid ? () => fastify.storage.get(i.fileKey) : async () => [await converted(i)],
+    // As stored: read whole (one read; the next file is read while this one goes out), a large one streamed.
+    body: syntaxes[k] !== i.transferSyntaxUid ? () => converted(i) : i.fileSize <= WHOLE_READ ? () => fastify.storage.read(i.fileKey) : () => fastify.storage.get(i.fileKey),
   }));
   const body = multipartStream(boundary, parts);
   body.on('error', (err) => request.log.error({ err }, 'WADO-RS retrieve failed while streaming'));
@@ -197,8 +201,8 @@ async function sendFrames(fastify: FastifyInstance, request: FastifyRequest<{ Pa
       'Content-Type': `${answers[k].type}; transfer-syntax=${answers[k].transferSyntaxUid}`,
       'Content-Location': `${instanceUrl(serviceUrl(request), study.uid, instance.seriesUid, instance.uid)}/frames/${s.number}`,
     },
-    // A decoded frame is made when the response reaches it, one at a time.
-    body: answers[k].decode ? async () => [decodeFrame(s.transferSyntaxUid, await readFrame(s), pm)] : () => s.open(),
+    // A decoded frame is made when the response comes near it (one ahead), not all at once.
+    body: answers[k].decode ? async () => decodeFrame(s.transferSyntaxUid, await readFrame(s), pm) : () => s.open(),
   }));
   const body = multipartStream(boundary, parts);
   body.on('error', (err) => request.log.error({ err }, 'WADO-RS frames failed while streaming'));
@@ -313,7 +317,7 @@ async function sendRenderedMany(fastify: FastifyInstance, request: FastifyReques
   const boundary = newBoundary();
   const parts = images.map<OutPart>((i) => ({
     headers: { 'Content-Type': type, 'Content-Location': `${instanceUrl(base, study.uid, i.seriesUid, i.uid)}/rendered` },
-    body: async () => [await renderBytes(fastify, i, 1, type, opts)],
+    body: () => renderBytes(fastify, i, 1, type, opts),
   }));
   const body = multipartStream(boundary, parts);
   body.on('error', (err) => request.log.error({ err }, 'WADO-RS rendered failed while streaming'));

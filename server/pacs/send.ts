@@ -28,7 +28,7 @@ import { AppError } from '../lib/errors';
 import { inScope, writeLog, type ExamRow, type LogActor } from '../exam/domain';
 import type { ListSpec } from '../lib/list';
 import { scopeSql, type DataScope } from '../identity/scope';
-import { proposedContexts, readAll, sendInstances } from '../dicom/retrieve';
+import { proposedContexts, sendInstances } from '../dicom/retrieve';
 import type { RetrieveInstance } from '../dicom/query';
 import { OutboundAssociation } from '../dicom/scu';
 import { QueueWorker } from '../lib/queueWorker';
@@ -285,7 +285,7 @@ export class SendWorker extends QueueWorker<SendJobRow> {
       const boundary = `rcloud-${crypto.randomBytes(12).toString('hex')}`;
       const body = Buffer.concat([
         Buffer.from(`--${boundary}\r\nContent-Type: application/dicom\r\n\r\n`),
-        await readAll(this.storage, instance.fileKey),
+        await this.storage.read(instance.fileKey),
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
       const response = await fetch(url, {

@@ -23,6 +23,8 @@ export interface FileStorage {
    * count): DICOMweb reads one frame of a large multi-frame file without the rest.
    */
   get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
+  /** The whole content in memory (a DICOM instance sent on, a part of a WADO-RS series): one read, not a stream's chunks. */
+  read(key: string): Promise<Buffer>;
   /** Size in bytes, or undefined when the key does not exist. */
   stat(key: string): Promise<number | undefined>;
   delete(key: string): Promise<void>;
@@ -421,6 +423,10 @@ export class LocalFileStorage implements FileStorage {
     const handle = await fsp.open(this.resolve(key), 'r');
     const length = range ? (range.end ?? Infinity) - range.start + 1 : Infinity;
     return handle.createReadStream({ ...range, highWaterMark: Math.max(64 * 1024, Math.min(READ_CHUNK, length)) });
+  }
+
+  read(key: string): Promise<Buffer> {
+    return fsp.readFile(this.resolve(key));
   }
 
   async stat(key: string): Promise<number | undefined> {
