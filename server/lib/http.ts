@@ -92,3 +92,8 @@ export function validationFailure(error: FastifyError): AppError {
   const limit = first.params?.limit ?? first.params?.comparison;
   return new AppError('UAA421', { detailKey: key, field, limit }, { field });
 }
+
+/** A batch call's refusals as sent (BATCH_REFUSED): each row's catalogue code and its words in the caller's language. */
+export function refusals(request: FastifyRequest, refused: Array<{ id: number; error: AppError }>): Array<{ id: number; status: string; message: string }> {
+  return refused.map(({ id, error }) => ({ id, status: error.code, message: t(request, errorTextKey(error.code), error.params) }));
+}

@@ -307,6 +307,7 @@ export const REPORT_ADAPTER: engine.Adapter<ReportRow, ActionInput, ActionContex
 
 export type PerformResult = engine.PerformResult;
 export const BATCH_BODY = engine.BATCH_BODY;
+export const BATCH_REFUSED = engine.BATCH_REFUSED;
 
 /**
  * Performs workflow action `name` on the report of exam `id` for the caller.

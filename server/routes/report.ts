@@ -21,14 +21,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
-import { AppError, errorTextKey } from '../lib/errors';
+import { AppError } from '../lib/errors';
 import { listBodySchema, runList, type ListBody } from '../lib/list';
+import { refusals } from '../lib/http';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
 import { caller } from '../plugins/auth';
 import type { AuditDeclaration } from '../plugins/audit';
-import { t } from '../plugins/platform';
-import { BATCH_BODY, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
+import { BATCH_BODY, BATCH_REFUSED, CONTENT_FIELDS, loadReport, modeOf, perform, performEach, type ActionInput, type ReportContent, type ReportRow } from '../report/engine';
 import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { OverdueSweeper } from '../report/turnaround';
@@ -218,14 +218,14 @@ export default async function reportRoutes(fastify: FastifyInstance) {
           required: ['unlocked', 'refused'],
           properties: {
             unlocked: { type: 'array', items: { type: 'integer' } },
-            refused: { type: 'array', items: { type: 'object', required: ['id', 'status', 'message'], properties: { id: { type: 'integer' }, status: { type: 'string' }, message: { type: 'string' } } } },
+            refused: BATCH_REFUSED,
           },
         }),
       },
     },
     async (request) => {
       const { done, refused } = await performEach(fastify.db, caller(request), request.body.ids, 'unlock');
-      return ok({ unlocked: done, refused: refused.map(({ id, error }) => ({ id, status: error.code, message: t(request, errorTextKey(error.code), error.params) })) });
+      return ok({ unlocked: done, refused: refusals(request, refused) });
     },
   );
 

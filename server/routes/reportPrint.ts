@@ -4,7 +4,7 @@
  * config/workflows/report.json and routed with the other actions); here:
  *
  *   GET  /print/layout/:id          the printed sheet of a report: its hospital's layout, the items' values, signatures (REPORT301: no layout)
- *   POST /report/batchPrint         {ids} → {printed: ids, refused: [{id, code, message}]}: `print` on each
+ *   POST /report/batchPrint         {ids} → {printed: ids, refused: [{id, status, message}]}: `print` on each
  *   /printLayout/{list,detail/:id,save,delete/:id,options}   the layouts and their hospitals (reportPage rights; /qualityControl)
  *   GET  /printLayout/mapping       the hospitals of the caller's scope and their layouts
  *   POST /printLayout/mapping       {hospitalId, layoutId|null}: one hospital's layout
@@ -12,12 +12,12 @@
  *   GET  /printSignature/image/:id  that signature's picture
  */
 import type { FastifyInstance } from 'fastify';
-import { AppError, errorTextKey } from '../lib/errors';
+import { AppError } from '../lib/errors';
+import { refusals } from '../lib/http';
 import { ok, replies } from '../lib/reply';
 import { registerResource } from '../lib/resource';
 import { caller } from '../plugins/auth';
-import { t } from '../plugins/platform';
-import { BATCH_BODY, loadReport, performEach } from '../report/engine';
+import { BATCH_BODY, BATCH_REFUSED, loadReport, performEach } from '../report/engine';
 import { getLayout, LAYOUT_LIST, layoutOptions, mappingList, removeLayout, saveLayout, saveMapping, type PrintLayout } from '../report/printLayouts';
 import { assertMayPreview, getSignature, printSheet, saveSignature, signatureKey, signatureListSpec } from '../report/printSheet';
 import type { PrintSignature } from '../../src/shared/generated/entities/printSignature';
@@ -55,14 +55,14 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
       config: { permission: 'report:batchPrint', audit: { action: 'print', object: 'report', id: 'body.ids' } },
       schema: {
         tags: ['report'],
-        summary: 'Print several approved reports: the workflow action "print" on each, judged alone (its right, state and layout) → {printed: ids, refused: [{id, code, message}]}',
+        summary: 'Print several approved reports: the workflow action "print" on each, judged alone (its right, state and layout) → {printed: ids, refused: [{id, status, message}]}',
         body: BATCH_BODY,
         response: replies({
           type: 'object',
           required: ['printed', 'refused'],
           properties: {
             printed: { type: 'array', items: { type: 'integer' } },
-            refused: { type: 'array', items: { type: 'object', required: ['id', 'code', 'message'], properties: { id: { type: 'integer' }, code: { type: 'string' }, message: { type: 'string' } } } },
+            refused: BATCH_REFUSED,
           },
         }),
       },
@@ -71,7 +71,7 @@ export default async function reportPrintRoutes(fastify: FastifyInstance) {
       const me = caller(request);
       // Each at the version read now: a batch prints the reports as the list shows them.
       const { done, refused } = await performEach(fastify.db, me, request.body.ids, 'print', async (id) => ({ version: (await loadReport(fastify.db, id, me)).version }));
-      return ok({ printed: done, refused: refused.map(({ id, error }) => ({ id, code: error.code, message: t(request, errorTextKey(error.code), error.params) })) });
+      return ok({ printed: done, refused: refusals(request, refused) });
     },
   );
 

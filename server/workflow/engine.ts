@@ -312,6 +312,12 @@ export const BATCH_BODY = {
   additionalProperties: false,
 } as const;
 
+/** The rows a batch call refused, each with its catalogue code as the reply envelope names one (status) and its words. */
+export const BATCH_REFUSED = {
+  type: 'array',
+  items: { type: 'object', required: ['id', 'status', 'message'], properties: { id: { type: 'integer' }, status: { type: 'string' }, message: { type: 'string' } } },
+} as const;
+
 /**
  * Action `name` on several rows, each judged alone in its own transaction: the ids
  * done, and the others with the catalogue error that refused each. `input` gives a

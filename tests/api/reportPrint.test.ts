@@ -250,7 +250,7 @@ describe.each(dbKinds)('report printing on %s', (kind) => {
       const r = await call('POST', `${R}/report/batchPrint`, senior, { ids: [ok1, pending, ok2, unmapped, 99999999] });
       expect(r.body.status).toBe('0');
       expect(r.body.data.printed).toEqual([ok1, ok2]);
-      expect(r.body.data.refused.map((x: { id: number; code: string }) => [x.id, x.code])).toEqual([
+      expect(r.body.data.refused.map((x: { id: number; status: string }) => [x.id, x.status])).toEqual([
         [pending, 'REPORT102'],
         [unmapped, 'REPORT301'],
         [99999999, 'REPORT004'],

@@ -155,8 +155,8 @@ export function getReportAssigneesById(id: number, { request: send = request, ..
 }
 
 export type PostReportBatchPrintBody = { ids: Array<number>; };
-export type PostReportBatchPrintData = { printed: Array<number>; refused: Array<{ id: number; code: string; message: string; }>; };
-/** POST /api/report/v1/report/batchPrint: Print several approved reports: the workflow action "print" on each, judged alone (its right, state and layout) → {printed: ids, refused: [{id, code, message}]} */
+export type PostReportBatchPrintData = { printed: Array<number>; refused: Array<{ id: number; status: string; message: string; }>; };
+/** POST /api/report/v1/report/batchPrint: Print several approved reports: the workflow action "print" on each, judged alone (its right, state and layout) → {printed: ids, refused: [{id, status, message}]} */
 export function postReportBatchPrint(body: PostReportBatchPrintBody, { request: send = request, ...options }: CallOptions = {}): Promise<PostReportBatchPrintData> {
   return send<PostReportBatchPrintData>(`/api/report/v1/report/batchPrint`, { ...options, method: "POST", body });
 }
