@@ -7,12 +7,12 @@
  * for its lead (the assign right), the reports past their turnaround limit.
  */
 import { can, type PermissionMap } from '../../session/access';
+import type { GetNoticeData, GetNoticeQuery } from '../../services/generated/report';
 
-export type NoticeModel = 'report' | 'remote';
-export type CountKind = 'unwritten' | 'retrialBack' | 'reportReturn' | 'firstTrial' | 'crisis' | 'overdue';
-
-/** GET /api/report/v1/notice: the spec's four counts and the critical values (`crisis`). */
-export type NoticeCounts = Partial<Record<CountKind, number>>;
+export type NoticeModel = GetNoticeQuery['model'];
+/** GET /api/report/v1/notice: the spec's four counts, the critical values (`crisis`) and the overdue ones (the server's reply schema). */
+export type NoticeCounts = Partial<GetNoticeData>;
+export type CountKind = keyof GetNoticeData;
 
 export interface NoticeLine {
   kind: CountKind;
