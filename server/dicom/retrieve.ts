@@ -10,6 +10,7 @@
  */
 import * as dcmjs from 'dcmjs';
 import type { FastifyBaseLogger } from 'fastify';
+import { ahead } from '../lib/ahead';
 import type { FileStorage } from '../storage';
 import { canDecode } from '../dicomweb/codecs';
 import { pixelModule } from '../dicomweb/frames';
@@ -118,15 +119,7 @@ export interface RetrieveOptions {
 export async function sendInstances(instances: RetrieveInstance[], target: StoreTarget, opts: RetrieveOptions): Promise<RetrieveCounts> {
   const counts: RetrieveCounts = { remaining: instances.length, completed: 0, failed: 0, warning: 0, failedUids: [] };
   // The next file is read while the destination stores this one (its response is awaited before the next request).
-  let ahead: Promise<Buffer> | undefined;
-  const read = (k: number) => {
-    const file = opts.storage.read(instances[k].fileKey);
-    file.catch(() => undefined);
-    return file;
-  };
-  for (const [k, instance] of instances.entries()) {
-    const file = ahead ?? read(k);
-    ahead = k + 1 < instances.length ? read(k + 1) : undefined;
+  for (const [instance, file] of ahead(instances, (i) => opts.storage.read(i.fileKey), 1)) {
     if (opts.cancelled()) break;
     counts.remaining--;
     const plan = contextFor(instance, target.contexts);

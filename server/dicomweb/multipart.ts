@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
+import { ahead } from '../lib/ahead';
 
 export interface PartSink {
   write(chunk: Buffer): Promise<unknown> | void;
@@ -154,27 +155,16 @@ const AHEAD = 4;
  * destroyed (its file closed).
  */
 export function multipartStream(boundary: string, parts: readonly OutPart[]): Readable {
-  type Opened = Buffer | AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer | Uint8Array>;
-  const opened: Array<Promise<Opened>> = [];
-  let next = 0;
-  const openAhead = () => {
-    for (; next < parts.length && opened.length < AHEAD; next++) {
-      const body = parts[next].body;
-      const opening = Buffer.isBuffer(body) ? Promise.resolve(body) : body();
-      // Awaited in its turn; a failure before then must not count as unhandled.
-      opening.catch(() => undefined);
-      opened.push(opening);
-    }
-  };
+  type Opened = Awaited<ReturnType<Exclude<OutPart['body'], Buffer>>>;
+  const open = async ({ body }: OutPart): Promise<Opened> => (Buffer.isBuffer(body) ? body : body());
+  const close = (opened: Opened) => opened instanceof Readable && opened.destroy();
   async function* chunks(): AsyncGenerator<Buffer | Uint8Array> {
     let current: Opened | undefined;
     try {
-      for (const part of parts) {
-        openAhead();
+      for (const [part, opening] of ahead(parts, open, AHEAD, close)) {
         const head = Object.entries(part.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
         yield Buffer.from(`--${boundary}\r\n${head}\r\n`, 'utf8');
-        current = await opened.shift()!;
-        openAhead();
+        current = await opening;
         if (Buffer.isBuffer(current)) yield current;
         else for await (const chunk of current) yield chunk;
         current = undefined;
@@ -182,9 +172,8 @@ export function multipartStream(boundary: string, parts: readonly OutPart[]): Re
       }
       yield Buffer.from(`--${boundary}--\r\n`, 'latin1');
     } finally {
-      // Gone early: close what was opened and not sent (a stream's file).
-      if (current instanceof Readable) current.destroy();
-      for (const left of await Promise.all(opened.map((o) => o.catch(() => undefined)))) if (left instanceof Readable) left.destroy();
+      // Gone early: close the part being sent (ahead closes those opened after it).
+      if (current) close(current);
     }
   }
   return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 << 20 });
