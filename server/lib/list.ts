@@ -46,6 +46,16 @@ export interface ListSpec {
    * for every row of the list.
    */
   key?: string;
+  /**
+   * With `key`: a narrower relation `from` whose rows are the list's (e.g. the reports
+   * waiting at a centre), where the page's keys (its `key`) are chosen and counted, then
+   * joined to the outer `from` on `key` for the page's rows. The conditions, the data
+   * scope and the sort are read there: `where`, `scope`, `defaultSort` and the sorted
+   * `columns` name its columns (a filter may name the outer `from`'s, which `keyFrom.from`
+   * then joins in itself). The outer query orders the page by its place in the subquery,
+   * so the outer `from` need not hold the sort's columns.
+   */
+  keyFrom?: { from: string; key: string };
   /** The texts are one of a fixed few (all values in params): PostgreSQL keeps them prepared (QueryOptions.prepare). */
   prepare?: boolean;
 }
@@ -127,8 +137,20 @@ export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | 
   const order = sortColumn ? `${sortColumn} ${body.sort?.order === 'descend' ? 'DESC' : 'ASC'} NULLS LAST, ${spec.defaultSort}` : spec.defaultSort;
   const pageSize = Math.min(Math.max(1, Math.trunc(body.pageSize ?? 20)), MAX_PAGE_SIZE);
   const page = Math.max(1, Math.trunc(body.page ?? 1));
-  params.push(pageSize, (page - 1) * pageSize);
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  if (spec.key && spec.keyFrom) {
+    params.push((page - 1) * pageSize);
+    // The page size written in (one of a few texts): a placeholder leaves the planner guessing a
+    // tenth of the rows for the page, and a generic plan costed on that loses to planning anew
+    // each call. The page in the subquery's order (its row number), since only keyFrom sorts.
+    const sql = `SELECT ${spec.select}, (SELECT count(*) FROM ${spec.keyFrom.from} ${whereSql}) AS "__total"
+                   FROM ${spec.from}
+                   JOIN (SELECT ${spec.keyFrom.key} AS __key, row_number() OVER (ORDER BY ${order}) AS __n
+                           FROM ${spec.keyFrom.from} ${whereSql} ORDER BY ${order} LIMIT ${pageSize} OFFSET $${params.length}) p ON p.__key = ${spec.key}
+                  ORDER BY p.__n`;
+    return { sql, params };
+  }
+  params.push(pageSize, (page - 1) * pageSize);
   const limit = `LIMIT $${params.length - 1} OFFSET $${params.length}`;
   if (spec.key) {
     // The page's keys first (spec.key), then their rows whole, in the same order.

@@ -62,7 +62,9 @@ export function reportScope(me: AuthContext, role?: string): ScopeTarget {
 }
 
 /** A claim of the remote centre is live for claimSeconds after it was taken (judged in SQL, the same on every instance). */
-export const CLAIM_LIVE = `(r.remote_claimed_by IS NOT NULL AND r.remote_claimed_at > now() - make_interval(secs => ${Number(WORKFLOW.claimSeconds)}))`;
+export const claimLiveSql = (alias: string) =>
+  `(${alias}.remote_claimed_by IS NOT NULL AND ${alias}.remote_claimed_at > now() - make_interval(secs => ${Number(WORKFLOW.claimSeconds)}))`;
+export const CLAIM_LIVE = claimLiveSql('r');
 
 export const CONTENT_FIELDS = ['see', 'diagnosis', 'remark', 'positive', 'enableCrisisValue', 'crisisValue'] as const;
 

@@ -13,7 +13,7 @@ import { AppError } from '../lib/errors';
 import { dropNulls } from '../lib/resource';
 import reportOperationType from '../../schemas/codes/reportOperationType.json';
 import { GRADE_SAFETY_ON_SQL } from '../identity/gradeSafety';
-import { allowedActions, CLAIM_LIVE, loadReport, modeOf, remoteServedSql, reportScope, type ReportRow } from './engine';
+import { allowedActions, CLAIM_LIVE, claimLiveSql, loadReport, modeOf, remoteServedSql, reportScope, type ReportRow } from './engine';
 import { WORKFLOW } from './workflow';
 import { REPORT_WORK } from './work';
 import type { Model } from './types';
@@ -254,6 +254,8 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   const dueState = dueStateSql(param('now', clock.now(), 'timestamptz'));
   const uid = () => param('user', Number(me.userId), 'int');
   const role = () => param('role', Number(me.roleId) || 0, 'int');
+  const effective = model ?? (kind === 'mine' || kind === 'all' ? undefined : 'report');
+  if (effective === 'remote' && (kind === 'write' || kind === 'review')) return waitingSpec(kind, me, { params, dueState, uid, role });
   const where: string[] = [];
   if (kind === 'write') where.push(`e.exam_state = 2 AND NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.write)})`);
   if (kind === 'review') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.review)})`);
@@ -265,29 +267,26 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
     where.push(`NOT e.hidden AND (EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid()})
       OR r.writer_id = ${uid()} OR r.reviewer_id = ${uid()} OR r.recheck_doctor_id = ${uid()})`);
   }
-  const effective = model ?? (kind === 'mine' || kind === 'all' ? undefined : 'report');
   if (effective === 'report') where.push('NOT e.sent_to_superior');
-  if (effective === 'remote') {
-    where.push('e.sent_to_superior');
-    // The report's own copies of the exam's state (kept equal by the engine) as well: they let the
-    // partial indexes of report rows waiting at a centre (migration 0036) serve the work tabs.
-    const own = kind === 'write' || kind === 'review' || kind === 'done' ? WORKFLOW.lists[kind] : undefined;
-    where.push(`r.sent_to_superior${own ? ` AND r.report_state IN (${states(own)})` : ''}`);
-    // Claimed by another doctor of the centre: out of the caller's work tabs (still under all and done).
-    if (kind === 'write' || kind === 'review') where.push(`NOT coalesce(${CLAIM_LIVE} AND r.remote_claimed_by <> ${uid()}, false)`);
-  }
-  // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
-  const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid()}) AS "_assignedToMe"`;
+  // The report's own copy of the exam's flag (kept equal by the engine) as well.
+  if (effective === 'remote') where.push('e.sent_to_superior AND r.sent_to_superior');
   // The remote model's rows are those sent to the caller's hospitals from hospitals the role
   // serves: its scope test says just that, which implies the report scope's test (one
-  // remote-centre test in the text, not two: each costs the planner a semi-join).
-  // (The role's placeholder is numbered now, before the conditions' own are appended.)
+  // remote-centre test in the text, not two: each costs the planner a semi-join). (The role's
+  // placeholder is numbered now, before the conditions' own are appended.)
   const served = me.scope.all ? 'TRUE' : remoteServedSql(me, 'e.hospital_id', role());
   const scope: ScopeTarget = me.scope.all
     ? reportScope(me)
     : effective === 'remote'
       ? { ...reportScope(me), hospitalSql: (p) => `(r.superior_hospital_id = ANY(${p}) AND ${served})` }
       : reportScope(me, role());
+  return { ...commonSpec(params, dueState, uid), defaultSort: 'e.created_at DESC, e.id DESC', scope, where: where.join(' AND ') };
+}
+
+/** What every work list shares: the page's rows as read.ts reads them, their filters. */
+function commonSpec(params: unknown[], dueState: string, uid: () => string): Omit<ListSpec, 'defaultSort' | 'scope' | 'where'> {
+  // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
+  const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid()}) AS "_assignedToMe"`;
   return {
     from: LIST_FROM,
     select: `${LIST_SELECT}, ${dueState} AS "dueState", ${assigned}`,
@@ -316,9 +315,34 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
       dueState: 'in',
     },
     customFilters: { workPiece: workCondition },
-    // The centre's work tabs in order of urgency (the soonest due first); the rest newest first.
-    defaultSort: effective === 'remote' && (kind === 'write' || kind === 'review') ? 'r.due_at ASC NULLS LAST, e.id DESC' : 'e.created_at DESC, e.id DESC',
-    scope,
+  };
+}
+
+/** The reports waiting at a centre (migration 0041's remote_work), with their exams and reports for the filters that name them. */
+const WAITING_FROM = 'remote_work w LEFT JOIN exam e ON e.id = w.id LEFT JOIN report r ON r.id = w.id';
+
+/**
+ * listSpec of the remote centre's tabs to write and to review: the reports waiting at the
+ * caller's hospitals from hospitals the role serves, in the tab's states, less those
+ * another doctor holds a live claim on (still under all and done), most urgent first
+ * (the soonest due). The page is chosen and counted on the waiting rows (keyFrom), which
+ * hold the report's and the exam's columns these conditions and the usual sorts read.
+ */
+function waitingSpec(
+  kind: 'write' | 'review',
+  me: AuthContext,
+  { params, dueState, uid, role }: { params: unknown[]; dueState: string; uid: () => string; role: () => string },
+): ListSpec {
+  const where = [`w.report_state IN (${states(WORKFLOW.lists[kind])})`, 'NOT w.hidden', `NOT coalesce(${claimLiveSql('w')} AND w.remote_claimed_by <> ${uid()}, false)`];
+  if (kind === 'write') where.push('w.exam_state = 2');
+  const served = me.scope.all ? 'TRUE' : remoteServedSql(me, 'w.hospital_id', role()); // numbered now, as listSpec's
+  const base = commonSpec(params, dueState, uid);
+  return {
+    ...base,
+    keyFrom: { from: WAITING_FROM, key: 'w.id' },
+    columns: { ...base.columns, id: 'w.id', hospitalId: 'w.hospital_id', createdAt: 'w.created_at', reportState: 'w.report_state', dueAt: 'w.due_at' },
+    defaultSort: 'w.due_at ASC NULLS LAST, w.id DESC',
+    scope: me.scope.all ? reportScope(me) : { ...reportScope(me), hospitalSql: (p) => `(w.superior_hospital_id = ANY(${p}) AND ${served})` },
     where: where.join(' AND '),
   };
 }

@@ -22,6 +22,8 @@
  * - externally run (2): the platform sends the report up to write when the images arrive
  *   (the workflow's action on "examined"), started clock, logged without a user; an
  *   autonomous hospital's report stays; no route takes the platform's action
+ * After every report action, the reports waiting at a centre (remote_work, which the work
+ * tabs are chosen and counted on) are exactly those its definition over report and exam names.
  */
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
@@ -48,7 +50,27 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
 
   const call = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
     p.app.inject({ method, url, headers: authed(token), payload }).then((r) => ({ code: r.statusCode, body: r.json() }));
-  const act = (token: string, action: string, id: number, body: object = {}) => call('POST', `${R}/report/${action}/${id}`, token, body);
+  /**
+   * The reports waiting at a centre as remote_work holds them (migration 0041, kept by
+   * triggers) against its definition over report and exam, and the exam's copies of the
+   * report's state on them: both differences empty.
+   */
+  const expectWaitingKept = async () => {
+    const cols = 'id, superior_hospital_id, report_state, due_at, remote_claimed_by, remote_claimed_at, hospital_id, exam_state, hidden, created_at';
+    const want = `SELECT r.id, r.superior_hospital_id, r.report_state, r.due_at, r.remote_claimed_by, r.remote_claimed_at, e.hospital_id, e.exam_state, e.hidden, e.created_at
+                    FROM report r JOIN exam e ON e.id = r.id WHERE r.sent_to_superior AND r.report_state <> 4`;
+    const { rows } = await p.db.query(
+      `(${want} EXCEPT SELECT ${cols} FROM remote_work) UNION ALL (SELECT ${cols} FROM remote_work EXCEPT ${want})
+       UNION ALL SELECT w.${cols.replace(/, /g, ', w.')} FROM remote_work w JOIN exam e ON e.id = w.id WHERE NOT e.sent_to_superior OR e.report_state <> w.report_state`,
+    );
+    expect(rows).toEqual([]);
+  };
+  /** Report action `action` by `token`'s user, and the waiting rows still what they should be after it. */
+  const act = async (token: string, action: string, id: number, body: object = {}) => {
+    const r = await call('POST', `${R}/report/${action}/${id}`, token, body);
+    await expectWaitingKept();
+    return r;
+  };
   const detail = async (token: string, id: number) => (await call('GET', `${R}/report/detail/${id}`, token)).body;
   const remoteIds = async (token: string, list: string) => {
     const r = await call('POST', `${R}/remote/list/${list}`, token, { page: 1, pageSize: 100 });
@@ -160,6 +182,7 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
     // A claim lapses after claimSeconds: the others see it and may take it.
     await act(centre2, 'claim', id);
     await p.db.query(`UPDATE report SET remote_claimed_at = now() - make_interval(secs => $2 + 1) WHERE id = $1`, [id, workflow.claimSeconds]);
+    await expectWaitingKept();
     expect((await remoteIds(centre1, 'write')).find((r) => r.id === id)?.claimedByName).toBeUndefined();
     expect((await act(centre1, 'claim', id)).body.data.claimedByName).toBe('远程甲');
 
