@@ -11,7 +11,7 @@ import consultationTable from '../../config/workflows/consultation.json';
 import reportTable from '../../config/workflows/consultationReport.json';
 import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
-import { AppError } from '../lib/errors';
+import { AppError, refusal } from '../lib/errors';
 import * as engine from '../workflow/engine';
 import type { Change, EngineContext } from '../workflow/engine';
 import { checkTable, type Workflow } from '../workflow/table';
@@ -34,10 +34,10 @@ interface Ctx extends EngineContext<StandingRow, ConsultInput> {}
 export type StandingRow = ConsultRow & { standing: Standing };
 
 const GUARDS: Record<string, engine.Guard<Ctx>> = {
-  applicant: { check: ({ row }) => void (row.standing.applicant || deny()) },
-  manages: { check: ({ row }) => void (row.standing.manages || deny()) },
-  party: { check: ({ row }) => void (isParty(row.standing) || deny()) },
-  expert: { check: ({ row }) => void (row.standing.expertIds.length > 0 || deny()) },
+  applicant: { check: ({ row }) => allowIf(row.standing.applicant) },
+  manages: { check: ({ row }) => allowIf(row.standing.manages) },
+  party: { check: ({ row }) => allowIf(isParty(row.standing)) },
+  expert: { check: ({ row }) => allowIf(row.standing.expertIds.length > 0) },
   /** Findings and opinion, sent or stored, before the report goes for review. */
   reportComplete: {
     input: true,
@@ -56,9 +56,8 @@ const GUARDS: Record<string, engine.Guard<Ctx>> = {
   },
 };
 
-function deny(): never {
-  throw new AppError('UAA103');
-}
+const DENIED = refusal('UAA103');
+const allowIf = (standing: boolean) => (standing ? undefined : DENIED);
 
 const EFFECTS: Record<string, engine.Effect<Ctx>> = {
   notifyInvited: (ctx) => void ctx.after.push(() => notifyExperts(ctx.q, ctx.row, 'invited')),

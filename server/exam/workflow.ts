@@ -9,7 +9,7 @@
 import table from '../../config/workflows/exam.json';
 import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
-import { AppError } from '../lib/errors';
+import { refusal } from '../lib/errors';
 import { examRow } from './domain';
 import * as engine from '../workflow/engine';
 import type { Change, EngineContext } from '../workflow/engine';
@@ -36,18 +36,18 @@ const GUARDS: Record<string, engine.Guard<Ctx>> = {
   /** Checked in once: an arrived or examined patient is not checked in again. */
   notArrived: {
     check({ row }) {
-      if (row.arrived_at || row.exam_time) throw new AppError('RIS102');
+      if (row.arrived_at || row.exam_time) return refusal('RIS102');
     },
   },
   notHidden: {
     check({ row }) {
-      if (row.hidden) throw new AppError('RIS102');
+      if (row.hidden) return refusal('RIS102');
     },
   },
   /** Registered again only when no study is left on the exam. */
   noImages: {
     check({ row }) {
-      if (row.image_status) throw new AppError('RIS102');
+      if (row.image_status) return refusal('RIS102');
     },
   },
 };

@@ -34,3 +34,19 @@ export class AppError extends Error {
     this.extra = extra;
   }
 }
+
+/**
+ * A refusal a workflow guard returns rather than throws (server/workflow/engine.ts): the
+ * actions offered on a list's rows are judged by running the guards, which refuse most
+ * of them, and an Error created and thrown for each refusal was most of what a page of
+ * twenty rows cost. Performing the action turns it into the AppError it names.
+ */
+export interface Refusal {
+  readonly code: string;
+  readonly params?: Record<string, unknown>;
+  readonly extra?: Record<string, unknown>;
+}
+
+export const refusal = (code: string, params?: Record<string, unknown>, extra?: Record<string, unknown>): Refusal => ({ code, params, extra });
+
+export const refusalError = (r: Refusal): AppError => new AppError(r.code, r.params, r.extra);

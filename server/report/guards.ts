@@ -1,6 +1,7 @@
 /**
  * The guards and effects the report workflow table (config/workflows/report.json)
- * names. A guard refuses an action with a catalogue code; an effect says what the
+ * names. A guard refuses an action with a catalogue code (the Refusal it returns; one
+ * judging what the call carries may throw its AppError); an effect says what the
  * action writes beyond the new state. The engine (./engine.ts) runs them in the
  * table's order inside the action's transaction; a name the table uses that is not
  * here stops the server at start-up (./workflow.ts). Touches report_assignee and
@@ -9,7 +10,7 @@
 import type { Queryable } from '../db';
 import { superiorsSql } from '../identity/orgTree';
 import type { AuthContext } from '../identity/sessions';
-import { AppError } from '../lib/errors';
+import { AppError, refusal } from '../lib/errors';
 import { hospitalLayout } from './printLayouts';
 import { CLOCK_EFFECTS } from './turnaround';
 import type { ActionContext, Effect, Guard, ReportRow } from './types';
@@ -103,28 +104,28 @@ export const GUARDS: Record<string, Guard> = {
   /** Opening a report (its lock) is for who may work on it in its state: a writer's lock would only keep the reviewer out. */
   mayWork: {
     check({ mayWork }) {
-      if (!mayWork) throw new AppError('UAA103');
+      if (!mayWork) return refusal('UAA103');
     },
   },
   /** Someone else has it open (REPORT101 names them). */
   notLockedByOthers: {
     check({ report, me }) {
-      if (lockedByOther(report, me)) throw new AppError('REPORT101', { name: report.lock_holder_name }, { lockedBy: report.lock_holder_name });
+      if (lockedByOther(report, me)) return refusal('REPORT101', { name: report.lock_holder_name }, { lockedBy: report.lock_holder_name });
     },
   },
   /** The caller's own lock, live or lapsed but not taken over: renewing or releasing it. */
   lockHeldByCaller: {
     check({ report, me }) {
       if (report.lock_holder_id === me.userId) return;
-      if (report.lock_live) throw new AppError('REPORT101', { name: report.lock_holder_name }, { lockedBy: report.lock_holder_name });
+      if (report.lock_live) return refusal('REPORT101', { name: report.lock_holder_name }, { lockedBy: report.lock_holder_name });
       // Unlocked by someone with the right, or lapsed and taken by another meanwhile.
-      throw new AppError('REPORT508');
+      return refusal('REPORT508');
     },
   },
   /** There is a live lock to undo (someone else's, or the caller's own). */
   locked: {
     check({ report }) {
-      if (!report.lock_live) throw new AppError('REPORT102');
+      if (!report.lock_live) return refusal('REPORT102');
     },
   },
   /** A report sent to a higher-level hospital is worked on there: others (the sending hospital included) wait for it to come back. */
@@ -132,8 +133,8 @@ export const GUARDS: Record<string, Guard> = {
     check({ report, me }) {
       if (!report.sent_to_superior || me.hospitalId === report.superior_hospital_id) return;
       // Approved upstairs the report is shared: the primary hospital's own reviewers may work on it too (spec section 4).
-      if (report.remote_recalled) throw new AppError('REPORT603');
-      if (!report.remote_approved) throw new AppError('REPORT007');
+      if (report.remote_recalled) return refusal('REPORT603');
+      if (!report.remote_approved) return refusal('REPORT007');
     },
   },
   /**
@@ -143,67 +144,67 @@ export const GUARDS: Record<string, Guard> = {
    */
   writtenHere: {
     check({ report, me }) {
-      if (report.exam_business_mode === 2 && me.hospitalId === report.exam_hospital_id && !report.sent_to_superior && report.report_state !== 8) throw new AppError('REPORT007');
+      if (report.exam_business_mode === 2 && me.hospitalId === report.exam_hospital_id && !report.sent_to_superior && report.report_state !== 8) return refusal('REPORT007');
     },
   },
   /** Trusteeship (codes/businessMode.json): the exam's hospital is run externally (2), its reports read by the superior hospital. */
   externallyRun: {
     check({ report }) {
-      if (report.exam_business_mode !== 2) throw new AppError('REPORT007');
+      if (report.exam_business_mode !== 2) return refusal('REPORT007');
     },
   },
   /** Only the hospital the report was sent to works as the remote centre (claims). */
   atSuperior: {
     check({ report, me }) {
-      if (!report.sent_to_superior || me.hospitalId !== report.superior_hospital_id) throw new AppError('REPORT007');
+      if (!report.sent_to_superior || me.hospitalId !== report.superior_hospital_id) return refusal('REPORT007');
     },
   },
   /** Another doctor of the centre has claimed it (REPORT121 names them) until the claim lapses. */
   notClaimedByOthers: {
     check({ report, me }) {
-      if (claimedByOther(report, me)) throw new AppError('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
+      if (claimedByOther(report, me)) return refusal('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
     },
   },
   /** Claiming: nobody else holds it, and the caller does not already. */
   claimFree: {
     check({ report, me }) {
-      if (claimedByOther(report, me)) throw new AppError('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
-      if (claimedByCaller(report, me)) throw new AppError('REPORT102');
+      if (claimedByOther(report, me)) return refusal('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
+      if (claimedByCaller(report, me)) return refusal('REPORT102');
     },
   },
   /** Releasing: the caller's own live claim (a lapsed or reassigned one is no longer theirs to give back). */
   claimedByCaller: {
     check({ report, me }) {
-      if (claimedByOther(report, me)) throw new AppError('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
-      if (!claimedByCaller(report, me)) throw new AppError('REPORT102');
+      if (claimedByOther(report, me)) return refusal('REPORT121', { name: report.claimant_name }, { claimedBy: report.claimant_name });
+      if (!claimedByCaller(report, me)) return refusal('REPORT102');
     },
   },
   /** Withdrawn by the primary hospital: the superior hospital may no longer submit it (REPORT010). */
   notWithdrawnFromCaller: {
     check({ report, me }) {
-      if (report.report_state === 8 && me.hospitalId !== report.exam_hospital_id) throw new AppError('REPORT010');
+      if (report.report_state === 8 && me.hospitalId !== report.exam_hospital_id) return refusal('REPORT010');
     },
   },
   /** Only the exam's own hospital sends upward or takes back. */
   callerAtExamHospital: {
     check({ report, me }) {
-      if (me.hospitalId !== report.exam_hospital_id) throw new AppError('REPORT007');
+      if (me.hospitalId !== report.exam_hospital_id) return refusal('REPORT007');
     },
   },
   sentToSuperior: {
     check({ report }) {
-      if (!report.sent_to_superior) throw new AppError('REPORT008');
+      if (!report.sent_to_superior) return refusal('REPORT008');
     },
   },
   notSentToSuperior: {
     check({ report }) {
-      if (report.sent_to_superior) throw new AppError('REPORT102');
+      if (report.sent_to_superior) return refusal('REPORT102');
     },
   },
   /** Submit-to-write needs a report nobody has written in (spec section 5). */
   unedited: {
     check({ report }) {
-      if (report.see || report.diagnosis) throw new AppError('REPORT102');
+      if (report.see || report.diagnosis) return refusal('REPORT102');
     },
   },
   /** The content the action `requires` (findings and diagnosis to submit or pass, spec section 5), after the call's own changes. */
@@ -222,7 +223,7 @@ export const GUARDS: Record<string, Guard> = {
   },
   notReturnedToCollector: {
     check({ report }) {
-      if (report.return_state) throw new AppError('REPORT102');
+      if (report.return_state) return refusal('REPORT102');
     },
   },
   /** Printing needs the layout of the report's hospital (REPORT301 when it has none); judged when sent, as it reads the mapping. */

@@ -13,7 +13,7 @@ import type { FastifyError } from 'fastify';
 import type { Db, Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
-import { AppError } from '../lib/errors';
+import { AppError, refusalError, type Refusal } from '../lib/errors';
 import { schemaCheck } from '../lib/ajv';
 import { validationFailure } from '../lib/http';
 import { transitionFrom, type Workflow, type WorkflowAction } from './table';
@@ -48,7 +48,12 @@ export interface EngineContext<Row, Input extends BaseInput = BaseInput> {
  * without a database), or, flagged `input`, what the call carries (reason, content, a
  * confirmation or a choice; it may query): those are judged only when the action is sent.
  */
-export type Guard<C> = { input?: false; check(ctx: C): void } | { input: true; check(ctx: C): void | Promise<void> };
+/**
+ * A guard refuses by returning a Refusal (the common case, free to judge a list's rows
+ * with) or by throwing an AppError; an input guard (judged only when the action is sent,
+ * with what the call carries) may be asynchronous.
+ */
+export type Guard<C> = { input?: false; check(ctx: C): Refusal | void } | { input: true; check(ctx: C): Refusal | void | Promise<Refusal | void> };
 export type Effect<C> = (ctx: C) => void | Promise<void>;
 
 /** What the adapter writes once the checks passed. */
@@ -175,7 +180,10 @@ async function performIn<Row, Input extends BaseInput, C extends EngineContext<R
   const ctx = adapter.context({ q, me, row, input, name, action, now: clock.now(), set: {}, after: [], log: {} }, false);
   if (action.reason) ctx.log.reason = input.reason;
   await adapter.prepare?.(ctx);
-  for (const g of action.guards ?? []) await adapter.guards[g].check(ctx);
+  for (const g of action.guards ?? []) {
+    const refused = await adapter.guards[g].check(ctx);
+    if (refused) throw refusalError(refused);
+  }
   for (const f of action.effects ?? []) await adapter.effects[f](ctx);
 
   const to = t.to === 'previous' ? adapter.previousState!(row) : (t.to ?? from);
@@ -226,9 +234,9 @@ export function allowedActions<Row, Input extends BaseInput, C extends EngineCon
   if (adapter.gate?.(row)) return [];
   const state = adapter.state(row);
   let ctx: C | undefined;
-  // A guard refuses by throwing; here the refusal only means "not offered", so its stack
-  // is never read. Capturing one per refused action was most of a 20-row list's time
-  // (a guard that fails for another reason is rethrown without its stack).
+  // Guards mostly return their refusals; one that throws refuses here only to say "not
+  // offered", so its stack is never read (a guard that fails for another reason is
+  // rethrown without its stack).
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
@@ -263,12 +271,12 @@ function actionsFrom(workflow: Workflow, state: number): Array<[string, Workflow
   return list;
 }
 
-/** Whether every guard of the action that judges only the stored row passes (an AppError refuses). */
+/** Whether every guard of the action that judges only the stored row passes (a Refusal or a thrown AppError refuses). */
 function passesRowGuards<Row, Input extends BaseInput, C extends EngineContext<Row, Input>>(adapter: Adapter<Row, Input, C>, at: C): boolean {
   try {
     for (const g of at.action.guards ?? []) {
       const guard = adapter.guards[g];
-      if (!guard.input) guard.check(at);
+      if (!guard.input && guard.check(at)) return false;
     }
     return true;
   } catch (e) {
