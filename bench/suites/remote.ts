@@ -101,7 +101,7 @@ export async function seedRemote(db: Queryable, reports = REPORTS): Promise<{ or
       WHERE r.id = e.id AND e.id >= $1 AND (e.report_state <> r.report_state OR e.sent_to_superior <> r.sent_to_superior)`,
     [firstId],
   );
-  for (const table of ['exam', 'report']) await db.query(`VACUUM ANALYZE ${table}`);
+  for (const table of ['exam', 'report', 'remote_work']) await db.query(`VACUUM ANALYZE ${table}`);
   return { orgs, hospitals };
 }
 
