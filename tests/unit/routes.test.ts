@@ -5,6 +5,7 @@
  *   every component resolves to a file, routes without one use NotYetAvailable
  * - detail pages are hidden from the menu; the sidebar groups hold every visible route
  * - every icon name is in the one icon registry
+ * - the routes without notification pop-ups (quiet): the wall screen and the full-screen workspaces
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,6 +77,13 @@ describe('umi routes', () => {
     const top = routes.map((r) => r.path);
     for (const p of ['/login', '/authredirect', '/404', '/401', '/reportDetail', '/history']) expect(top).toContain(p);
     expect(layout.routes?.map((r) => r.path)).not.toContain('/login');
+  });
+
+  // The notification pop-ups (src/report/notice/NoticeCenter.tsx) stay in the main window: none on the wall screen,
+  // over the viewer's series panel (a window of its own) or in a video call; the working pages keep them.
+  test('no notification pop-ups on the wall screen and the full-screen workspaces; the working pages keep them', () => {
+    for (const p of ['/bi', '/viewer', '/consultationRoom', '/consultationReplay']) expect(findRoute(p)?.quiet).toBe(true);
+    for (const p of ['/dashboard', '/report', '/remote', '/reportDetail', '/examination']) expect(findRoute(p)?.quiet).toBeFalsy();
   });
 
   test('an unknown path redirects to /404, and that catch-all comes last', () => {

@@ -86,7 +86,12 @@ function useCycle(): string {
   return JSON.stringify(cycle);
 }
 
-/** A route declared `quiet` (the wall screen's cockpit) shows no pop-ups: no one there acts on them. */
+/**
+ * A route declared `quiet` shows no pop-ups: the wall screen's cockpit (no one there acts on
+ * them), the viewer (a window of its own beside the main one, whose series panel a pop-up
+ * at the top left would cover and whose alert would loop a second time) and the video
+ * room and its replay (the alert would go into the call). The main window keeps them.
+ */
 function useQuietRoute(): boolean {
   return useSyncExternalStore(
     (listener) => history.listen(listener),
