@@ -47,11 +47,8 @@ export interface EngineContext<Row, Input extends BaseInput = BaseInput> {
  * A guard judges the row as read (synchronously: the list of allowed actions runs it
  * without a database), or, flagged `input`, what the call carries (reason, content, a
  * confirmation or a choice; it may query): those are judged only when the action is sent.
- */
-/**
- * A guard refuses by returning a Refusal (the common case, free to judge a list's rows
- * with) or by throwing an AppError; an input guard (judged only when the action is sent,
- * with what the call carries) may be asynchronous.
+ * It refuses by returning a Refusal (free to judge a list's rows with), or by throwing
+ * an AppError.
  */
 export type Guard<C> = { input?: false; check(ctx: C): Refusal | void } | { input: true; check(ctx: C): Refusal | void | Promise<Refusal | void> };
 export type Effect<C> = (ctx: C) => void | Promise<void>;
