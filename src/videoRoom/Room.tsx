@@ -45,6 +45,11 @@ interface Live {
   /** What the presenter wants shown (followers), and the series asked for on the way there. */
   target?: ViewState;
   loading: { seriesUid?: string };
+  /**
+   * The viewer has the consultation's studies: a follower steps toward the target only
+   * then (a series asked for before its study is known fails, and is not asked again).
+   */
+  shown?: boolean;
   /** What this presenter sent last (sent again only when it changes). */
   sent?: ViewState;
   sentNotes?: string;
@@ -98,7 +103,7 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
           state.sentNotes = text;
           socket.send({ type: 'annotations', annotations: notes });
         }
-      } else if (state.target) reconcile(session, state.target, state.loading);
+      } else if (state.target && state.shown) reconcile(session, state.target, state.loading);
     };
     const presenting = (id: number | null) => {
       state.presenterId = id;
@@ -155,7 +160,9 @@ export function ConsultationRoom({ consultationId, onLeave }: { consultationId: 
         const data = await viewerStudies({ studyUids: welcome.studyUids });
         if (gone) return;
         showStudies(session, data.list, VIEW_OPTIONS);
+        state.shown = true;
         setViewer({ session, data });
+        onViewerChange();
       }
     })().catch((e: Error) => !gone && setPhase({ kind: 'refused', code: e.message, params: e instanceof RoomRefused ? e.params : undefined }));
 
