@@ -20,9 +20,21 @@ export function assertPermissionKey(key: string): void {
   }
 }
 
+/**
+ * The answers given for each grant, while it lives. A list judges the same few keys for
+ * every row of its page (each row's workflow actions). A grant is never changed in
+ * place: a role's edit reaches the next request as a new map.
+ */
+const answered = new WeakMap<PermissionMap, Map<string, boolean>>();
+
 /** The check the client makes too (src/shared/permissions.ts). */
 export function hasPermission(map: PermissionMap | undefined, key: string): boolean {
-  return can(map, key);
+  if (!map) return false;
+  let known = answered.get(map);
+  if (!known) answered.set(map, (known = new Map()));
+  let yes = known.get(key);
+  if (yes === undefined) known.set(key, (yes = can(map, key)));
+  return yes;
 }
 
 /** Keeps only declared modules and actions, without duplicates (what a role may store). */

@@ -293,7 +293,17 @@ export const REPORT_ADAPTER: engine.Adapter<ReportRow, ActionInput, ActionContex
     );
     return fresh.rows[0].fresh;
   },
-  context: (base: EngineContext<ReportRow, ActionInput>) => ({ ...base, report: base.row, mayWork: mayWork(base.row, base.me) }),
+  context(base: EngineContext<ReportRow, ActionInput>) {
+    // Judged when a guard first asks: most of a list's rows are judged on actions that never do.
+    let may: boolean | undefined;
+    return {
+      ...base,
+      report: base.row,
+      get mayWork() {
+        return (may ??= mayWork(base.row, base.me));
+      },
+    };
+  },
   prepare(ctx) {
     const content = ctx.input.content ?? {};
     const sent = CONTENT_FIELDS.filter((f) => content[f] !== undefined);
