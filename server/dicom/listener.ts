@@ -28,7 +28,7 @@ import { IMPLEMENTATION_CLASS_UID, IMPLEMENTATION_VERSION, part10Prefix } from '
 import { commitmentRequest, CommitmentRequestError, commitmentResult } from './commitment';
 import { createMpps, MppsError, newMppsUid, N_STATUS, setMpps } from './mpps';
 import { EXPLICIT_VR_LE, IMPLICIT_VR_LE, MODALITY_WORKLIST_FIND, MPPS, negotiate, STORAGE_COMMITMENT, STORAGE_COMMITMENT_INSTANCE, STORAGE_SOP_CLASSES } from './negotiation';
-import { COMMAND, encodeAbort, encodePData, eventReportRequest, parseCommand, PDU, PduReader, ProtocolError, storeResponse, type Command } from './pdu';
+import { COMMAND, encodeAbort, encodePData, eventReportRequest, parseCommand, PDU, PduReader, ProtocolError, retrieveResponse, storeResponse, type Command } from './pdu';
 import { findArchive, QUERY_RETRIEVE, retrieveInstances } from './query';
 import { proposedContexts, sendInstances, type RetrieveCounts } from './retrieve';
 import { AssociationError, OutboundAssociation, PendingRequests, sendRequest, type AcceptedContext, type StoreTarget } from './scu';
@@ -198,6 +198,8 @@ class Connection extends Scp {
   private readonly pending = new PendingRequests();
   /** Message IDs of retrieves the requester has cancelled (C-CANCEL). */
   private readonly cancelled = new Set<number>();
+  /** The presentation context each retrieve (C-MOVE, C-GET) came on, by Message ID: its pending responses go out there. */
+  private readonly retrieveContexts = new Map<number, { contextId: number; sopClassUid: string }>();
   /** The requester asked to release: nothing more is sent on this association. */
   private releasing = false;
 
@@ -331,7 +333,8 @@ class Connection extends Scp {
       return;
     }
     if (command.commandField !== COMMAND.cStoreRq) {
-      // Verification and worklist queries: dcmjs-dimse answers them.
+      if (command.commandField === COMMAND.cMoveRq || command.commandField === COMMAND.cGetRq) this.retrieveContexts.set(command.messageId, { contextId, sopClassUid: command.affectedSopClassUid });
+      // Verification, queries, the start and the final answer of a retrieve: dcmjs-dimse answers them.
       this.toDimse(encodePData(contextId, true, true, raw));
       if (command.hasDataset) this.receiving = { contextId, parts: [], bytes: 0 };
       return;
@@ -561,7 +564,20 @@ class Connection extends Scp {
       if (status === STATUS.pending) this.sendResponse(request, response);
       else send([response]);
     };
+    const messageId = request.getMessageId();
+    const on = this.retrieveContexts.get(messageId);
+    this.retrieveContexts.delete(messageId);
     const move = destination !== undefined;
+    /**
+     * The pending response after each sub-operation, written here (a command set of a few
+     * dozen bytes): through dcmjs-dimse it cost about a millisecond of CPU a time, a third
+     * of what a C-MOVE of a CT slice takes.
+     */
+    const progress = (counts: RetrieveCounts) => {
+      if (counts.remaining <= 0 || this.closed) return;
+      if (!on) return respond(STATUS.pending, counts);
+      this.peer.write(encodePData(on.contextId, true, true, retrieveResponse(move ? COMMAND.cMoveRsp : COMMAND.cGetRsp, on.sopClassUid, messageId, STATUS.pending, counts)));
+    };
     if (!(move ? QR_MOVE : QR_GET).has(sopClass)) return respond(STATUS.sopClassNotSupported);
     let target: StoreTarget;
     let instances: Awaited<ReturnType<typeof retrieveInstances>> = [];
@@ -585,13 +601,12 @@ class Connection extends Scp {
       this.ctx.log.error({ err: e, callingAe: sender.aeTitle }, 'dicom retrieve failed');
       return respond(STATUS.outOfResources);
     }
-    const messageId = request.getMessageId();
     try {
       const counts = await sendInstances(instances, target, {
         storage: this.ctx.app.storage,
         log: this.ctx.log,
         moveOriginator: move ? { aeTitle: sender.aeTitle, messageId } : undefined,
-        progress: (so) => so.remaining > 0 && respond(STATUS.pending, so),
+        progress,
         cancelled: () => this.closed || this.cancelled.has(messageId),
       });
       if (this.cancelled.delete(messageId)) respond(STATUS.cancel, counts);

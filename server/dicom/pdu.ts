@@ -25,7 +25,16 @@ const PDV_COMMAND = 0x01;
 const PDV_LAST = 0x02;
 
 /** Command Field values (PS3.7 E.1) the listener tells apart itself and the requests it sends. */
-export const COMMAND = { cStoreRq: 0x0001, cStoreRsp: 0x8001, nEventReportRq: 0x0100, nEventReportRsp: 0x8100 } as const;
+export const COMMAND = {
+  cStoreRq: 0x0001,
+  cStoreRsp: 0x8001,
+  cGetRq: 0x0010,
+  cGetRsp: 0x8010,
+  cMoveRq: 0x0021,
+  cMoveRsp: 0x8021,
+  nEventReportRq: 0x0100,
+  nEventReportRsp: 0x8100,
+} as const;
 /** Command Data Set Type: no data set follows. */
 const NO_DATASET = 0x0101;
 
@@ -369,6 +378,30 @@ export function storeRequest(messageId: number, sopClassUid: string, sopInstance
   ];
   if (move) elements.push([0x1030, { text: move.aeTitle }], [0x1031, { us: move.messageId }]);
   return commandSet(elements);
+}
+
+/**
+ * A C-MOVE-RSP or C-GET-RSP command set with the sub-operation counts (PS3.7 9.3.4.2,
+ * 9.3.3.2), no data set: what a retrieve sends after each sub-operation while pending.
+ */
+export function retrieveResponse(
+  commandField: typeof COMMAND.cMoveRsp | typeof COMMAND.cGetRsp,
+  sopClassUid: string,
+  messageId: number,
+  status: number,
+  counts: { remaining: number; completed: number; failed: number; warning: number },
+): Buffer {
+  return commandSet([
+    [0x0002, { uid: sopClassUid }],
+    [0x0100, { us: commandField }],
+    [0x0120, { us: messageId }],
+    [0x0800, { us: NO_DATASET }],
+    [0x0900, { us: status }],
+    [0x1020, { us: counts.remaining }],
+    [0x1021, { us: counts.completed }],
+    [0x1022, { us: counts.failed }],
+    [0x1023, { us: counts.warning }],
+  ]);
 }
 
 /** The N-EVENT-REPORT-RQ command set (PS3.7 10.3.1.1). */
