@@ -54,32 +54,29 @@ export const decodesVideo = (page: Page, timeout = 60_000) =>
   );
 
 /**
- * The addresses of the candidate pairs the page's open connections use ("local>remote"),
- * once every one of them is connected with a nominated pair (or `timeoutMs` passed: then
- * what there is, for the assertion to show). Decoding the other's video says only that
- * the receiving connection is up; the sending one may still be checking its pairs.
+ * The addresses of the candidate pair each open connection uses ("local>remote"), once
+ * every one of them is connected. Decoding the other's video says only that the
+ * receiving connection is up; the sending one may still be checking its pairs.
  */
-export const pairedAddresses = (page: Page, timeoutMs = 60_000) =>
-  page.evaluate(async (timeout) => {
-    const deadline = Date.now() + timeout;
-    for (;;) {
-      const out: string[] = [];
-      let settled = true;
-      for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
-        if (pc.connectionState === 'closed') continue;
-        const stats = await pc.getStats();
-        let pairs = 0;
-        stats.forEach((s) => {
-          if (s.type !== 'candidate-pair' || s.state !== 'succeeded' || !s.nominated) return;
-          pairs++;
-          out.push(`${stats.get(s.localCandidateId)?.address}>${stats.get(s.remoteCandidateId)?.address}`);
-        });
-        if (pc.connectionState !== 'connected' || pairs === 0) settled = false;
-      }
-      if (settled || Date.now() > deadline) return out;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+export async function pairedAddresses(page: Page, timeout = 60_000): Promise<string[]> {
+  await page.waitForFunction(
+    () => (window as unknown as { __peers: RTCPeerConnection[] }).__peers.every((pc) => pc.connectionState === 'connected' || pc.connectionState === 'closed'),
+    undefined,
+    { timeout },
+  );
+  return page.evaluate(async () => {
+    const out: string[] = [];
+    for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
+      if (pc.connectionState !== 'connected') continue;
+      const stats = await pc.getStats();
+      stats.forEach((s) => {
+        if (s.type !== 'candidate-pair' || s.state !== 'succeeded' || !s.nominated) return;
+        out.push(`${stats.get(s.localCandidateId)?.address}>${stats.get(s.remoteCandidateId)?.address}`);
+      });
     }
-  }, timeoutMs);
+    return out;
+  });
+}
 
 /**
  * Opens the consultation's room signed in with `token` (from the API's login): the
