@@ -555,27 +555,25 @@ class Connection extends Scp {
         response.setCompleted(counts.completed);
         response.setFailures(counts.failed);
         response.setWarnings(counts.warning);
-        if (status !== STATUS.pending && counts.failedUids.length) {
+        if (counts.failedUids.length) {
           response.setDataset(new Dataset({ FailedSOPInstanceUIDList: counts.failedUids.join('\\') }, request.getDataset()?.getTransferSyntaxUid()));
         }
       }
       if (comment) response.setErrorComment(comment.replace(/[\\\r\n]/g, ' ').slice(0, 64));
-      // dcmjs-dimse's callback answers once: pending responses go out beside it.
-      if (status === STATUS.pending) this.sendResponse(request, response);
-      else send([response]);
+      send([response]);
     };
     const messageId = request.getMessageId();
+    // Set by onCommand, which every retrieve passes through.
     const on = this.retrieveContexts.get(messageId);
     this.retrieveContexts.delete(messageId);
     const move = destination !== undefined;
     /**
-     * The pending response after each sub-operation, written here (a command set of a few
-     * dozen bytes): through dcmjs-dimse it cost about a millisecond of CPU a time, a third
-     * of what a C-MOVE of a CT slice takes.
+     * The pending response after each sub-operation, written here beside dcmjs-dimse's one
+     * final answer (a command set of a few dozen bytes): through dcmjs-dimse it cost about
+     * a millisecond of CPU a time, a third of what a C-MOVE of a CT slice takes.
      */
     const progress = (counts: RetrieveCounts) => {
-      if (counts.remaining <= 0 || this.closed) return;
-      if (!on) return respond(STATUS.pending, counts);
+      if (counts.remaining <= 0 || this.closed || !on) return;
       this.peer.write(encodePData(on.contextId, true, true, retrieveResponse(move ? COMMAND.cMoveRsp : COMMAND.cGetRsp, on.sopClassUid, messageId, STATUS.pending, counts)));
     };
     if (!(move ? QR_MOVE : QR_GET).has(sopClass)) return respond(STATUS.sopClassNotSupported);
