@@ -37,17 +37,28 @@ export const framesDecoded = (page: Page) =>
     return frames;
   });
 
-/** Waits (polling the page's stats) until it has decoded remote video. */
+/**
+ * Waits until the page has decoded remote video. Playwright's predicate is synchronous
+ * (a returned promise counts as true at once), and getStats is not: each poll starts a
+ * read of the stats, and the predicate answers from the last one that came back.
+ */
 export const decodesVideo = (page: Page, timeout = 60_000) =>
   page.waitForFunction(
-    async () => {
-      let frames = 0;
-      for (const pc of (window as unknown as { __peers: RTCPeerConnection[] }).__peers) {
-        (await pc.getStats()).forEach((s) => {
-          if (s.type === 'inbound-rtp' && s.kind === 'video') frames += s.framesDecoded ?? 0;
-        });
-      }
-      return frames > 0;
+    () => {
+      const w = window as unknown as { __peers: RTCPeerConnection[]; __framesRead?: Promise<void>; __frames?: number };
+      w.__framesRead ??= Promise.all(w.__peers.map((pc) => pc.getStats()))
+        .then((all) => {
+          let frames = 0;
+          for (const stats of all) {
+            stats.forEach((s) => {
+              if (s.type === 'inbound-rtp' && s.kind === 'video') frames += s.framesDecoded ?? 0;
+            });
+          }
+          w.__frames = frames;
+        })
+        .catch(() => undefined)
+        .finally(() => (w.__framesRead = undefined));
+      return (w.__frames ?? 0) > 0;
     },
     undefined,
     { timeout, polling: 200 },
