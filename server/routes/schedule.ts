@@ -13,6 +13,7 @@ import type { Queryable } from '../db';
 import type { AuthContext } from '../identity/sessions';
 import { hasPermission } from '../identity/access';
 import { requireHospital, scopeSql } from '../identity/scope';
+import { clock } from '../lib/clock';
 import { AppError } from '../lib/errors';
 import { ok, replies } from '../lib/reply';
 import { dropNulls } from '../lib/resource';
@@ -261,7 +262,8 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
       const slots = daySlots(await rulesOf(fastify.db, hospitalId, target), date);
       const bookings = await bookingsOf(fastify.db, hospitalId, target, dayStart(date), nextDay(date), me);
       const show = await shown(me);
-      const now = Date.now();
+      // Past and today by the business clock (lib/clock.ts), as the workflow judges time.
+      const now = clock.now().getTime();
       return ok({
         date,
         slots: slots.map((s) => {
@@ -356,7 +358,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
     async (request) => {
       const me = caller(request);
       // "Today" is the region's day, not the browser's: a screen may ask without dates.
-      const today = regionDate(new Date());
+      const today = regionDate(clock.now());
       const { hospitalId, from = today, to = from, pending } = request.query;
       checkHospital(me, hospitalId);
       // A list of appointments is for days or weeks, not years: 500 rows are plenty and keep the answer bounded.
@@ -404,7 +406,7 @@ export default async function scheduleRoutes(fastify: FastifyInstance) {
         if (exam.exam_state !== EXAM_STATE.registered || exam.exam_time || (exam.appointment && exam.arrived_at)) throw new AppError('RIS102');
         const moving = exam.appointment;
         if (!hasPermission(me.permissions, moving ? 'schedule:modify' : 'schedule:book')) throw new AppError('UAA103');
-        if (start.getTime() <= Date.now()) throw new AppError('RIS120');
+        if (start.getTime() <= clock.now().getTime()) throw new AppError('RIS120');
         const modality = exam.modality as string | null;
         let device: { id: number; name: string; modality: string; ae_title: string } | undefined;
         if (deviceId) {

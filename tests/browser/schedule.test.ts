@@ -7,9 +7,11 @@
  *   puts the exam on the worklist
  * - /checkDateDetail: the appointment listed as checked in
  * A rule of 5-minute slots over the whole day (added through the API) gives open slots
- * today whatever the hour.
+ * today whatever the hour: the business clock (server/lib/clock.ts) stands at the
+ * region's noon of today, so a run near midnight still has afternoon slots to book into.
  */
 import { translate } from '../../locales';
+import { clock } from '../../server/lib/clock';
 import { regionDate } from '../../server/routes/schedule';
 import { authed, login } from '../support/auth';
 import { startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
@@ -27,6 +29,8 @@ describe('appointment scheduling in Chromium', () => {
 
   beforeAll(async () => {
     ({ server, b } = await startSignedIn('13800000002'));
+    // After the start, which sets the offset from the configuration.
+    clock.setOffset(Date.parse(`${today}T12:00:00+08:00`) - Date.now());
     const [admin, clerk] = [await login(server.app, '13800000001'), await login(server.app, '13800000002')];
     const q = (sql: string, params: unknown[]) => server.db.query<{ id: number }>(sql, params);
     const hospitalId = (await q("SELECT id FROM org WHERE code = 'HOSP_A'", [])).rows[0].id;
@@ -44,7 +48,10 @@ describe('appointment scheduling in Chromium', () => {
       clerk,
     );
   }, 180_000);
-  afterAll(() => stopSignedIn(server, b));
+  afterAll(async () => {
+    await stopSignedIn(server, b);
+    clock.setOffset(0);
+  });
 
   test('book a walk-in into a slot, see it on the day and the month, move it', async () => {
     const { page } = b;
