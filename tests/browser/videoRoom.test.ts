@@ -19,12 +19,11 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { syntheticSeries } from '../../mock/dicom';
-import { approvedConsultation } from '../support/consult';
 import { authed, login } from '../support/auth';
 import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { addVideoNetwork, type VideoNetwork } from '../support/videoNetwork';
-import { decodesVideo, enterRoom, framesDecoded, openCallerBrowser, pairedAddresses } from '../support/videoPage';
+import { decodesVideo, enterRoom, framesDecoded, freshRoom, pairedAddresses } from '../support/videoPage';
 
 const zh = (key: string, params?: Record<string, unknown>) => translate('zh-CN', key, params);
 const en = (key: string, params?: Record<string, unknown>) => translate('en-US', key, params);
@@ -71,28 +70,8 @@ describe('the video consultation room in two Chromium instances', () => {
     network?.remove();
   });
 
-  /**
-   * A new consultation, its room started, and two new browsers: the first test starts from
-   * here each time it runs, so its retry does not meet the first try's logged-in pages and
-   * a room whose presenter is already chosen.
-   */
-  const freshRoom = async () => {
-    await admin?.close();
-    await expert?.close();
-    consultationId = await approvedConsultation(server.db, '13800000001', ['13800000006']);
-    const started = await server.app.inject({
-      method: 'POST',
-      url: '/api/consult/v1/video/room',
-      headers: authed(await login(server.app, '13800000001')),
-      payload: { consultationId, studyUids: [studyUid] },
-    });
-    expect(started.json().status).toBe('0');
-    admin = await openCallerBrowser();
-    expert = await openCallerBrowser();
-  };
-
   test('both join and each decodes the other’s video, over non-loopback addresses', async () => {
-    await freshRoom();
+    ({ consultationId, admin, expert } = await freshRoom(server, studyUid, [admin, expert]));
     await join(admin, '13800000001');
     // The first to join presents.
     await admin.page.locator('[data-testid=video-room][data-presenting=true]').waitFor();

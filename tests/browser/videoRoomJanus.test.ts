@@ -16,13 +16,12 @@
  */
 import { translate } from '../../locales';
 import { syntheticSeries } from '../../mock/dicom';
-import { approvedConsultation } from '../support/consult';
-import { authed, login } from '../support/auth';
+import { login } from '../support/auth';
 import type { BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { startJanus, type JanusProcess } from '../support/janus';
 import { addVideoNetwork, type VideoNetwork } from '../support/videoNetwork';
-import { decodesVideo, enterRoom, framesDecoded, openCallerBrowser, pairedAddresses } from '../support/videoPage';
+import { decodesVideo, enterRoom, framesDecoded, freshRoom, pairedAddresses } from '../support/videoPage';
 
 /** How many RTCPeerConnections of each direction the page holds open. */
 const connections = (b: BrowserSession) =>
@@ -40,6 +39,7 @@ describe('the video consultation room through Janus in two Chromium instances', 
   let admin: BrowserSession;
   let expert: BrowserSession;
   let consultationId: number;
+  let studyUid: string;
   const stamp = Date.now() % 99999;
   const join = async (b: BrowserSession, mobile: string) => enterRoom(b, server.url, await login(server.app, mobile), consultationId);
 
@@ -48,19 +48,12 @@ describe('the video consultation room through Janus in two Chromium instances', 
     // Janus's candidates on the veth addresses only, where the browsers can reach them.
     janus = await startJanus({ iceEnforce: network.addresses });
     server = await startInProcess({ JANUS_URL: janus.url });
-    consultationId = await approvedConsultation(server.db, '13800000001', ['13800000006']);
     const central = (await server.db.query<{ id: number }>("SELECT id FROM org WHERE code = 'CENTRAL'")).rows[0].id;
     const series = syntheticSeries({ uidRoot: `1.2.826.0.1.3680043.10.1082.8${stamp}`, count: 12, rows: 128, columns: 128, studyDescription: 'Consultation CT' });
     for (const inst of series.instances) await server.app.archive.storeBuffer(inst.bytes, { hospitalId: central, sender: 'CONSULT' });
-    const started = await server.app.inject({
-      method: 'POST',
-      url: '/api/consult/v1/video/room',
-      headers: authed(await login(server.app, '13800000001')),
-      payload: { consultationId, studyUids: [series.studyUid] },
-    });
-    expect(started.json().data.sfu).toBe('janus');
-    [admin, expert] = [await openCallerBrowser(), await openCallerBrowser()];
+    studyUid = series.studyUid;
   }, 300_000);
+
   afterAll(async () => {
     for (const b of [admin, expert]) await b?.close();
     await server?.close();
@@ -69,6 +62,9 @@ describe('the video consultation room through Janus in two Chromium instances', 
   });
 
   test('both join through Janus and each decodes the other’s video, over the veth addresses', async () => {
+    let sfu: string;
+    ({ consultationId, sfu, admin, expert } = await freshRoom(server, studyUid, [admin, expert]));
+    expect(sfu).toBe('janus');
     await join(admin, '13800000001');
     await admin.page.locator('[data-testid=video-room][data-presenting=true]').waitFor({ timeout: 60_000 });
     await join(expert, '13800000006');

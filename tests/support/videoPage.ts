@@ -6,7 +6,10 @@
  */
 import type { Page } from 'playwright-core';
 import app from '../../config/app.json';
+import { authed, login } from './auth';
 import { openBrowser, type BrowserSession } from './browser';
+import { approvedConsultation } from './consult';
+import type { InProcessPlatform } from './inprocess';
 
 export const FAKE_MEDIA = ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'];
 /** Host candidates with their addresses, not mDNS names: the peers must pair them without a resolver. */
@@ -99,4 +102,28 @@ export async function enterRoom(b: BrowserSession, baseUrl: string, token: strin
   await b.context.addInitScript(({ key, value }) => window.localStorage.setItem(key, value), { key: app.tokenStorageKey, value: token });
   await b.page.goto(`${baseUrl}/consultationRoom?id=${consultationId}`);
   await b.page.getByTestId('video-room').waitFor({ timeout: 90_000 });
+}
+
+/**
+ * A room to start a test from: the browsers of an earlier try closed, a new consultation
+ * between the administrator (13800000001) and the central expert (13800000006) with its
+ * room started on `studyUid`, and two new caller browsers. A test's retry
+ * (tests/support/retryBrowser.js) starting here does not meet the first try's pages in a
+ * room whose presenter is already chosen.
+ */
+export async function freshRoom(
+  server: InProcessPlatform,
+  studyUid: string,
+  earlier: Array<BrowserSession | undefined>,
+): Promise<{ consultationId: number; sfu: string; admin: BrowserSession; expert: BrowserSession }> {
+  for (const b of earlier) await b?.close();
+  const consultationId = await approvedConsultation(server.db, '13800000001', ['13800000006']);
+  const started = await server.app.inject({
+    method: 'POST',
+    url: '/api/consult/v1/video/room',
+    headers: authed(await login(server.app, '13800000001')),
+    payload: { consultationId, studyUids: [studyUid] },
+  });
+  if (started.json().status !== '0') throw new Error(`the room did not start: ${started.body}`);
+  return { consultationId, sfu: started.json().data.sfu, admin: await openCallerBrowser(), expert: await openCallerBrowser() };
 }
