@@ -27,8 +27,8 @@ describe('lock-out and SMS login in Chromium', () => {
     await server?.close();
   });
 
-  const latestCaptcha = async () => {
-    const { rows } = await server.db.query<{ answer: string }>('SELECT answer FROM captcha ORDER BY expires_at DESC LIMIT 1');
+  const captchaAnswer = async (key: string) => {
+    const { rows } = await server.db.query<{ answer: string }>('SELECT answer FROM captcha WHERE key = $1', [key]);
     return rows[0].answer;
   };
 
@@ -37,13 +37,15 @@ describe('lock-out and SMS login in Chromium', () => {
     await page.goto(`${server.url}/login`);
     await page.getByTestId('login-tab-password').click();
     await page.getByTestId('login-mobile').fill('13800000002');
+    let answered = '';
     for (let attempt = 1; attempt <= 5; attempt++) {
       await page.getByTestId('login-password').fill(attempt === 5 ? DEMO_PASSWORD : 'Wrong#2026');
       if (attempt > 1) {
-        await page.getByTestId('login-captcha-image').locator('img').waitFor();
-        // The image on screen is the newest captcha the server issued.
-        await page.waitForTimeout(300);
-        await page.getByTestId('login-captcha-input').fill(await latestCaptcha());
+        // A captcha is single use: the form shows a new one after each attempt; answer the one on screen.
+        const shown = page.locator(`[data-testid=login-captcha-image][data-captcha-key]:not([data-captcha-key="${answered}"])`);
+        await shown.waitFor();
+        answered = (await shown.getAttribute('data-captcha-key'))!;
+        await page.getByTestId('login-captcha-input').fill(await captchaAnswer(answered));
       }
       const reply = page.waitForResponse((r) => r.url().endsWith('/api/uaa/v1/login'));
       await page.getByTestId('login-submit').click();

@@ -31,6 +31,8 @@ export function CaptchaField({ captcha, testIdPrefix }: { captcha: Captcha; test
         title={t('auth.captcha.refresh')}
         aria-label={t('auth.captcha.refresh')}
         data-testid={`${testIdPrefix}-captcha-image`}
+        // Which captcha the image on screen is (a test answers that one, not the newest issued).
+        data-captcha-key={captcha.image && !captcha.loading ? captcha.captchaKey : undefined}
         style={{
           width: 120,
           height: 40,
