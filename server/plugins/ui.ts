@@ -34,6 +34,9 @@ async function ui(fastify: FastifyInstance, opts: { distDir: string }) {
       root: opts.distDir,
       wildcard: true,
       index: false,
+      // Our Cache-Control alone: send's own ("public, max-age=0") is set after setHeaders and replaced it,
+      // so every page load asked again for every bundle.
+      cacheControl: false,
       setHeaders(res, file) {
         res.setHeader('Cache-Control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
       },

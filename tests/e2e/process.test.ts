@@ -1,6 +1,7 @@
 /**
  * The platform as a process, started like `npm start`:
- * - serves the UI (index.html for app routes) and the API on one port
+ * - serves the UI (index.html for app routes, never cached; its hashed bundles cached for
+ *   a year) and the API on one port
  * - SIGTERM exits cleanly (code 0) within 5 s and the database is left consistent
  * - a restart keeps the data and does not seed again
  * Runs on PGlite under DATA_DIR, and on PostgreSQL when TEST_DATABASE_URL is set.
@@ -41,7 +42,14 @@ describe.each(dbKindsBoth)('platform process on %s', (kind) => {
     const page = await fetch(`${first.url}/dashboard`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
-    expect(await page.text()).toContain('<div id="root">');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const html = await page.text();
+    expect(html).toContain('<div id="root">');
+    const bundle = html.match(/src="(\/umi\.[0-9a-f]+\.js)"/)![1];
+    const script = await fetch(`${first.url}${bundle}`);
+    expect([script.status, script.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
+    // Read to its end: a response still streaming holds the stop below.
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(0);
     const api = await fetch(`${first.url}/api/ris/v1/exam/list`);
     expect(api.status).toBe(403);
     expect((await api.json()).status).toBe('UAA008');
