@@ -130,6 +130,21 @@ export function dateBound(field: string, value: unknown): string {
   throw new AppError('UAA421', { detailKey: 'validation.format', field }, { field });
 }
 
+/**
+ * `sql` with only the placeholders it names, numbered from $1, and their values: a statement
+ * given a value it never names fails (PostgreSQL cannot tell the parameter's type).
+ */
+function renumbered(sql: string, params: unknown[]): { sql: string; params: unknown[] } {
+  const used = new Map<number, number>();
+  const out: unknown[] = [];
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const i = Number(n);
+    if (!used.has(i)) used.set(i, out.push(params[i - 1]));
+    return `$${used.get(i)}`;
+  });
+  return { sql: text, params: out };
+}
+
 export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | undefined) {
   const params: unknown[] = [];
   const where = listConditions(spec, body.filters, scope, params);
@@ -139,16 +154,18 @@ export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | 
   const page = Math.max(1, Math.trunc(body.page ?? 1));
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   if (spec.key && spec.keyFrom) {
-    params.push((page - 1) * pageSize);
     // The page size written in (one of a few texts): a placeholder leaves the planner guessing a
     // tenth of the rows for the page, and a generic plan costed on that loses to planning anew
     // each call. The page in the subquery's order (its row number), since only keyFrom sorts.
-    const sql = `SELECT ${spec.select}, (SELECT count(*) FROM ${spec.keyFrom.from} ${whereSql}) AS "__total"
+    // The total is a statement of its own (countSql), run beside the page's on another connection.
+    const count = renumbered(`SELECT count(*) AS "__total" FROM ${spec.keyFrom.from} ${whereSql}`, params);
+    params.push((page - 1) * pageSize);
+    const sql = `SELECT ${spec.select}
                    FROM ${spec.from}
                    JOIN (SELECT ${spec.keyFrom.key} AS __key, row_number() OVER (ORDER BY ${order}) AS __n
                            FROM ${spec.keyFrom.from} ${whereSql} ORDER BY ${order} LIMIT ${pageSize} OFFSET $${params.length}) p ON p.__key = ${spec.key}
                   ORDER BY p.__n`;
-    return { sql, params };
+    return { sql, params, count };
   }
   params.push(pageSize, (page - 1) * pageSize);
   const limit = `LIMIT $${params.length - 1} OFFSET $${params.length}`;
@@ -174,7 +191,15 @@ export async function runList<T extends Record<string, unknown>>(
   body: ListBody,
   scope: DataScope | undefined,
 ): Promise<{ list: T[]; total: number }> {
-  const { sql, params } = buildListSql(spec, body, scope);
+  const { sql, params, count } = buildListSql(spec, body, scope);
+  if (count) {
+    // Counted apart, at the same time: the two statements run side by side on two connections.
+    const [page, counted] = await Promise.all([
+      q.query<T>(sql, params, { prepare: spec.prepare }),
+      q.query<{ __total: number }>(count.sql, count.params, { prepare: spec.prepare }),
+    ]);
+    return { list: page.rows, total: Number(counted.rows[0].__total) };
+  }
   const { rows } = await q.query<T & { __total: number }>(sql, params, { prepare: spec.prepare });
   let total = rows.length ? Number(rows[0].__total) : 0;
   if (!rows.length && (body.page ?? 1) > 1) {

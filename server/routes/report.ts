@@ -32,7 +32,7 @@ import { BATCH_BODY, BATCH_REFUSED, CONTENT_FIELDS, loadReport, modeOf, perform,
 import { centreDoctors, qualifiedDoctors, superiorChoices } from '../report/guards';
 import { noticeCounts } from '../report/notice';
 import { OverdueSweeper } from '../report/turnaround';
-import { dueCounts, HEADER_FIELDS, LIST_RIGHTS, listRow, listSpec, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
+import { dueCounts, HEADER_FIELDS, LIST_RIGHTS, listRow, listSpec, pageActions, loadDetail, operationRecord, REMOTE_KINDS, reportView, withWorkFilter, type ListKind, type Model } from '../report/read';
 import { actionKeys, WORKFLOW } from '../report/workflow';
 import { masker } from '../identity/gradeSafety';
 import reportCrisisRoutes from './reportCrisis';
@@ -258,7 +258,8 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     // The grade-safety setting came with the rows (read.ts LIST_SELECT, "_gradeSafety"); no rows, nothing to mask.
     const mask = masker(me, list[0]?._gradeSafety === true);
     // config/workflows/report.json decides the actions.
-    return ok({ list: list.map((row) => mask(listRow(row, me))), total });
+    const actions = pageActions(me);
+    return ok({ list: list.map((row) => mask(listRow(row, actions))), total });
   }
 
   for (const [kind, def] of Object.entries(LIST_RIGHTS) as Array<[ListKind, (typeof LIST_RIGHTS)[ListKind]]>) {

@@ -44,7 +44,7 @@ import { filterTreeData, nodeNames, renameBody, treeFilters } from '@/schema/tre
 import type { View } from '@/shared/schema/types';
 import { views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
-import { listRowActions } from '../../server/report/read';
+import { pageActions } from '../../server/report/read';
 import type { AuthContext } from '../../server/identity/sessions';
 
 const report = views.report;
@@ -86,7 +86,7 @@ describe('report rows', () => {
   const served = (r: Record<string, unknown>, map: Record<string, string[]>) => {
     const me = { userId: 9, name: '医生', hospitalId: 1, permissions: map } as unknown as AuthContext;
     const listed = { hospitalId: 1, examCode: 'E1', _examState: 2, lockState: false, returnState: false, printNumber: 0, ...r };
-    return { ...r, actions: listRowActions(listed, me) };
+    return { ...r, actions: [...pageActions(me)(listed)] };
   };
   const keys = (row: Record<string, unknown>, map: Record<string, string[]>) => visibleRowActions(report, served(row, map), map, { kind: 'write' }).map((a) => a.key);
   const row = (patch: Record<string, unknown>) => ({ id: 7, version: 3, reportState: -1, reportPrintState: 0, sentToSuperior: false, ...patch });
@@ -107,6 +107,20 @@ describe('report rows', () => {
     expect(keys(row({ reportState: 5 }), senior)).toEqual(['recheck', 'view', 'operationRecord', 'assign']);
     // Sent to the superior hospital: the superior works on it; the sender may withdraw it.
     expect(keys(row({ reportState: 2, sentToSuperior: true }), { report: [...radiologist.report, 'verify'] })).toEqual(['view', 'operationRecord', 'withdraw']);
+  });
+
+  test("a page's rows alike but for their identity share their actions; a row another doctor has open does not", () => {
+    const me = { userId: 9, name: '医生', hospitalId: 1, permissions: senior } as unknown as AuthContext;
+    const actions = pageActions(me);
+    const listed = (patch: Record<string, unknown>) => ({ hospitalId: 1, _examState: 2, lockState: false, returnState: false, printNumber: 0, version: 1, reportState: 1, sentToSuperior: false, _see: '双', ...patch });
+    const free = actions(listed({ id: 1, examCode: 'E1' }));
+    expect(free).toContain('lock');
+    expect(actions(listed({ id: 2, examCode: 'E2', _see: '胸' }))).toBe(free);
+    const held = actions(listed({ id: 3, examCode: 'E3', lockState: true, _lockHolderId: 10, lockedByName: '林医生' }));
+    expect(held).not.toContain('lock');
+    expect(actions(listed({ id: 4, examCode: 'E4', lockState: true, _lockHolderId: 9, lockedByName: '医生' }))).toContain('save');
+    // Unwritten: submitting to write upward asks for a report nobody has written in.
+    expect(actions(listed({ id: 5, examCode: 'E5', _see: null, reportState: -1 }))).not.toBe(free);
   });
 
   test('recall: a printed report asks first and sends the confirmation', async () => {
