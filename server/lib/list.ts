@@ -157,7 +157,8 @@ export function buildListSql(spec: ListSpec, body: ListBody, scope: DataScope | 
     // The page size written in (one of a few texts): a placeholder leaves the planner guessing a
     // tenth of the rows for the page, and a generic plan costed on that loses to planning anew
     // each call. The page in the subquery's order (its row number), since only keyFrom sorts.
-    // The total is a statement of its own (countSql), run beside the page's on another connection.
+    // The total is a statement of its own, run beside the page's on another connection: each reads
+    // its own snapshot, so a write committed between the two can make the total differ from the page by it.
     const count = renumbered(`SELECT count(*) AS "__total" FROM ${spec.keyFrom.from} ${whereSql}`, params);
     params.push((page - 1) * pageSize);
     const sql = `SELECT ${spec.select}

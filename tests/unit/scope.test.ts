@@ -74,6 +74,17 @@ describe('buildListSql', () => {
   test('an undeclared sort field falls back to the default order', () => {
     expect(buildListSql(spec, { sort: { field: 'password_hash' } }, undefined).sql).toContain('ORDER BY t.id');
   });
+
+  test('a narrower relation counts in a statement of its own, with only the values it names', () => {
+    // $1 only in the page's select (as the caller's id is), $2 in the fixed condition.
+    const narrow = { ...spec, select: 't.id, t.owner = $1::int AS mine', params: [7, 'open'], where: 'w.state = $2', key: 't.id', keyFrom: { from: 'w', key: 'w.id' } };
+    const { sql, params, count } = buildListSql(narrow, { page: 2, pageSize: 10, filters: { kind: 'a' } }, undefined);
+    expect(sql).not.toContain('count(');
+    expect(sql).toContain('LIMIT 10 OFFSET $4');
+    expect(params).toEqual([7, 'open', 'a', 10]);
+    expect(count!.sql).toBe('SELECT count(*) AS "__total" FROM w WHERE w.state = $1 AND t.kind::text = $2');
+    expect(count!.params).toEqual(['open', 'a']);
+  });
 });
 
 describe('permissions', () => {
