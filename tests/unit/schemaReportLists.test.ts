@@ -45,6 +45,7 @@ import type { View } from '@/shared/schema/types';
 import { views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
 import { pageActions } from '../../server/report/read';
+import { allowedActions, type ReportRow } from '../../server/report/engine';
 import type { AuthContext } from '../../server/identity/sessions';
 
 const report = views.report;
@@ -121,6 +122,42 @@ describe('report rows', () => {
     expect(actions(listed({ id: 4, examCode: 'E4', lockState: true, _lockHolderId: 9, lockedByName: '医生' }))).toContain('save');
     // Unwritten: submitting to write upward asks for a report nobody has written in.
     expect(actions(listed({ id: 5, examCode: 'E5', _see: null, reportState: -1 }))).not.toBe(free);
+  });
+
+  test('judging a row reads neither its id nor its exam code (what lets pageActions share the judgement)', () => {
+    const read = new Set<string>();
+    const watched = (report: Record<string, unknown>) =>
+      new Proxy(report, {
+        get(target, key, receiver) {
+          if (typeof key === 'string') read.add(key);
+          return Reflect.get(target, key, receiver);
+        },
+      }) as unknown as ReportRow;
+    const doctors = [
+      { userId: 9, hospitalId: 1, permissions: senior },
+      { userId: 9, hospitalId: 2, permissions: { remote: ['view', 'write', 'verify', 'recheck', 'reassign', 'recall'], report: ['view'] } },
+    ] as unknown as AuthContext[];
+    for (const me of doctors) {
+      for (const report_state of [-1, 1, 2, 3, 4, 5, 6, 7, 8]) {
+        for (const sent_to_superior of [false, true]) {
+          for (const lock_live of [false, true]) {
+            allowedActions(
+              watched({
+                id: 1, exam_code: 'E1', exam_hospital_id: 1, exam_state: 2, report_state, version: 1, see: 'x', diagnosis: null, sent_to_superior,
+                superior_hospital_id: sent_to_superior ? 2 : null, print_state: 0, print_number: 0, return_state: false, lock_live,
+                lock_holder_id: lock_live ? 10 : null, lock_holder_name: lock_live ? '林医生' : null, assignees: [], remote_claimed_by: null,
+                claimant_name: null, claim_live: false, remote_approved: report_state === 4, remote_recalled: false, exam_business_mode: 2,
+              }),
+              me,
+            );
+          }
+        }
+      }
+    }
+    expect(read).toContain('report_state');
+    expect(read).toContain('exam_hospital_id');
+    expect(read).not.toContain('id');
+    expect(read).not.toContain('exam_code');
   });
 
   test('recall: a printed report asks first and sends the confirmation', async () => {
