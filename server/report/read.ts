@@ -20,6 +20,7 @@ import type { Model } from './types';
 import { clock } from '../lib/clock';
 import { dueStateSql } from './turnaround';
 import { scopeSql, type ScopeTarget } from '../identity/scope';
+import { viewRowFields, views } from '../../src/shared/schema/views';
 
 /** The report of `row` as the API sends it (entities/report.json fields), with what the caller may do. */
 export function reportView(row: ReportRow, me: AuthContext): Record<string, unknown> {
@@ -118,73 +119,159 @@ export const LIST_FROM = `exam e LEFT JOIN org o ON o.id = e.hospital_id
   LEFT JOIN org so ON so.id = r.superior_hospital_id
   LEFT JOIN app_user cu ON cu.id = r.remote_claimed_by AND ${CLAIM_LIVE}`;
 
-const LIST_SELECT = `e.id, e.id AS "examId", e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode",
-  e.patient_id AS "patientId", e.his_patient_name AS "hisPatientName", e.sex, e.age, e.age_unit AS "ageUnit",
-  e.patient_source AS "patientSource", e.modality, e.device_name AS "deviceName", e.item_names AS "itemNames",
-  e.his_dept_name AS "hisDeptName", e.exam_time AS "examTime", e.created_at AS "createdAt", e.image_status AS "imageStatus",
-  e.report_state AS "reportState", coalesce(r.version, 0) AS version, r.writer_name AS "firstTrialDoctorName",
-  r.first_trial_time AS "firstTrialTime", r.reviewer_name AS "retrialDoctorName", r.retrial_time AS "retrialTime",
-  r.retrial_back_reason AS "retrialBackReason", l.report_id IS NOT NULL AS "lockState", l.holder_name AS "lockedByName",
-  coalesce(r.print_state, 0) AS "reportPrintState", coalesce(r.print_number, 0) AS "printNumber",
-  coalesce(r.return_state, false) AS "returnState",
-  EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id) AS "reportAssignState",
-  e.sent_to_superior AS "sentToSuperior", CASE WHEN e.sent_to_superior THEN so.name END AS "superiorHospitalName",
-  r.superior_send_time AS "superiorSendTime",
-  r.positive, coalesce(r.crisis, false) AS "enableCrisisValue", r.last_operator_name AS "lastOperatorName",
-  r.last_operate_time AS "lastOperateTime", r.priority, r.due_at AS "dueAt",
-  -- Read only to judge the row's actions (listRowActions), then dropped: first characters stand for whether there is text.
-  e.exam_state AS "_examState", l.holder_id AS "_lockHolderId", r.superior_hospital_id AS "_superiorHospitalId",
-  left(r.see, 1) AS "_see", left(r.diagnosis, 1) AS "_diagnosis",
-  -- The remote centre's claim (live ones only: the join above): who has it.
-  cu.name AS "claimedByName", cu.id AS "_claimedBy", coalesce(r.remote_approved, false) AS "_approved",
-  coalesce(r.remote_recalled, false) AS "_recalled", o.business_mode AS "_businessMode",
-  -- The grade-safety setting (masking) with the rows, as the detail reads it: one round trip less.
-  ${GRADE_SAFETY_ON_SQL} AS "_gradeSafety"`;
+/**
+ * A work list row's fields (entities/reportRow.json) and the columns they are read from;
+ * "_…" are read for the server alone and dropped before the row is sent (listRow).
+ */
+const LIST_FIELDS: ReadonlyArray<readonly [field: string, sql: string]> = [
+  ['id', 'e.id'],
+  ['examId', 'e.id'],
+  ['hospitalId', 'e.hospital_id'],
+  ['hospitalName', 'o.name'],
+  ['examCode', 'e.exam_code'],
+  ['patientId', 'e.patient_id'],
+  ['hisPatientName', 'e.his_patient_name'],
+  ['sex', 'e.sex'],
+  ['age', 'e.age'],
+  ['ageUnit', 'e.age_unit'],
+  ['patientSource', 'e.patient_source'],
+  ['modality', 'e.modality'],
+  ['deviceName', 'e.device_name'],
+  ['itemNames', 'e.item_names'],
+  ['hisDeptName', 'e.his_dept_name'],
+  ['examTime', 'e.exam_time'],
+  ['createdAt', 'e.created_at'],
+  ['imageStatus', 'e.image_status'],
+  ['reportState', 'e.report_state'],
+  ['version', 'coalesce(r.version, 0)'],
+  ['firstTrialDoctorName', 'r.writer_name'],
+  ['firstTrialTime', 'r.first_trial_time'],
+  ['retrialDoctorName', 'r.reviewer_name'],
+  ['retrialTime', 'r.retrial_time'],
+  ['retrialBackReason', 'r.retrial_back_reason'],
+  ['lockState', 'l.report_id IS NOT NULL'],
+  ['lockedByName', 'l.holder_name'],
+  ['reportPrintState', 'coalesce(r.print_state, 0)'],
+  ['printNumber', 'coalesce(r.print_number, 0)'],
+  ['returnState', 'coalesce(r.return_state, false)'],
+  ['reportAssignState', 'EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id)'],
+  ['sentToSuperior', 'e.sent_to_superior'],
+  ['superiorHospitalName', 'CASE WHEN e.sent_to_superior THEN so.name END'],
+  ['superiorSendTime', 'r.superior_send_time'],
+  ['positive', 'r.positive'],
+  ['enableCrisisValue', 'coalesce(r.crisis, false)'],
+  ['lastOperatorName', 'r.last_operator_name'],
+  ['lastOperateTime', 'r.last_operate_time'],
+  ['priority', 'r.priority'],
+  ['dueAt', 'r.due_at'],
+  // The remote centre's claim (live ones only: LIST_FROM's join): who has it.
+  ['claimedByName', 'cu.name'],
+  // The grade-safety setting (masking) with the rows, as the detail reads it: one round trip less.
+  ['_gradeSafety', GRADE_SAFETY_ON_SQL],
+];
 
-/** What stands for a report's text in a list row: the guards ask only whether there is some (LIST_SELECT reads a first character). */
+/** The row fields guardRow reads besides GUARD_INPUTS: the report's state as the screens show it (STATE_FIELDS) and its identity, which no guard reads. */
+const STATE_FIELDS = ['reportState', 'version', 'reportPrintState', 'lockedByName', 'claimedByName'] as const;
+const GUARD_FIELDS: readonly string[] = ['id', 'examCode', ...STATE_FIELDS];
+
+/**
+ * The rest of what judges a row's actions (guardRow), each an integer or null, packed in
+ * one text column "_guard" ("|" between them, nothing for a null): a page's rows are read
+ * value by value, and fourteen columns more were a good part of what the remote centre's
+ * page cost. Booleans as 0 and 1; for the report's text, only whether there is some.
+ */
+const GUARD_INPUTS: ReadonlyArray<readonly [name: string, sql: (uid: string) => string]> = [
+  ['hospitalId', () => 'e.hospital_id'],
+  ['examState', () => 'e.exam_state'],
+  ['sentToSuperior', () => 'e.sent_to_superior'],
+  ['superiorHospitalId', () => 'r.superior_hospital_id'],
+  ['see', () => "coalesce(r.see, '') <> ''"],
+  ['diagnosis', () => "coalesce(r.diagnosis, '') <> ''"],
+  ['printNumber', () => 'coalesce(r.print_number, 0)'],
+  ['returnState', () => 'coalesce(r.return_state, false)'],
+  ['lockLive', () => 'l.report_id IS NOT NULL'],
+  ['lockHolderId', () => 'l.holder_id'],
+  ['claimedBy', () => 'cu.id'],
+  ['approved', () => 'coalesce(r.remote_approved, false)'],
+  ['recalled', () => 'coalesce(r.remote_recalled, false)'],
+  ['businessMode', () => 'o.business_mode'],
+  // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
+  ['assignedToMe', (uid) => `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid})`],
+];
+
+/** The "_guard" column's SQL: GUARD_INPUTS as integers, in their order ("" for a null). */
+const guardSql = (uid: string) => `array_to_string(ARRAY[${GUARD_INPUTS.map(([, sql]) => `(${sql(uid)})::int`).join(', ')}], '|', '')`;
+
+/** A "_guard" column as guardSql writes it, from GUARD_INPUTS by name (a row made by hand: tests). */
+export function packGuard(inputs: Record<string, number | boolean | null | undefined>): string {
+  return GUARD_INPUTS.map(([name]) => (inputs[name] === undefined || inputs[name] === null ? '' : String(Number(inputs[name])))).join('|');
+}
+
+/** The "_guard" column read back: GUARD_INPUTS' names → integer or null. */
+function guardInputs(packed: string): Record<string, number | null> {
+  const values = packed.split('|');
+  const out: Record<string, number | null> = {};
+  GUARD_INPUTS.forEach(([name], i) => (out[name] = values[i] === '' ? null : Number(values[i])));
+  return out;
+}
+
+const selectOf = (fields: ReadonlyArray<readonly [string, string]>) => fields.map(([field, sql]) => `${sql} AS "${field}"`).join(', ');
+
+/** Every work list's rows but the remote centre's. */
+const LIST_SELECT = selectOf(LIST_FIELDS);
+
+/**
+ * The remote centre's rows (the remote model's lists): what its screen reads (views/remote.json,
+ * viewRowFields) and what judges the actions; a centre reading for a dozen hospitals opens it all day.
+ */
+const REMOTE_FIELDS = new Set(viewRowFields(views.remote));
+const REMOTE_SELECT = selectOf(LIST_FIELDS.filter(([field]) => REMOTE_FIELDS.has(field) || GUARD_FIELDS.includes(field) || field.startsWith('_')));
+
+/** What stands for a report's text in a list row: the guards ask only whether there is some (GUARD_INPUTS). */
 const SOME_TEXT = '…';
 
 /**
- * A list row as the engine's guards read a report (the columns "_…" among them): the
- * report's identity (id, exam code) first, then what the guards judge, in a fixed order.
+ * A list row as the engine's guards read a report: its GUARD_FIELDS and its "_guard"
+ * column (GUARD_INPUTS), nothing else.
  */
 function guardRow(row: Record<string, unknown>, me: AuthContext): ReportRow {
-  const lockLive = row.lockState === true;
+  const g = guardInputs(String(row._guard));
+  const lockLive = g.lockLive === 1;
   return {
     id: row.id,
     exam_code: row.examCode,
-    exam_hospital_id: row.hospitalId,
-    exam_state: row._examState,
+    exam_hospital_id: g.hospitalId,
+    exam_state: g.examState,
     report_state: row.reportState,
     version: row.version,
-    see: row._see ? SOME_TEXT : null,
-    diagnosis: row._diagnosis ? SOME_TEXT : null,
-    sent_to_superior: row.sentToSuperior === true,
-    superior_hospital_id: row._superiorHospitalId ?? null,
+    see: g.see ? SOME_TEXT : null,
+    diagnosis: g.diagnosis ? SOME_TEXT : null,
+    sent_to_superior: g.sentToSuperior === 1,
+    superior_hospital_id: g.superiorHospitalId,
     print_state: row.reportPrintState,
-    print_number: row.printNumber,
-    return_state: row.returnState === true,
+    print_number: g.printNumber,
+    return_state: g.returnState === 1,
     lock_live: lockLive,
-    lock_holder_id: lockLive ? row._lockHolderId : null,
+    lock_holder_id: lockLive ? g.lockHolderId : null,
     lock_holder_name: lockLive ? row.lockedByName : null,
-    assignees: row._assignedToMe === true ? [{ userId: me.userId, name: me.name }] : [],
-    remote_claimed_by: row._claimedBy ?? null,
+    assignees: g.assignedToMe === 1 ? [{ userId: me.userId, name: me.name }] : [],
+    remote_claimed_by: g.claimedBy,
     claimant_name: row.claimedByName ?? null,
-    claim_live: row._claimedBy !== null && row._claimedBy !== undefined,
-    remote_approved: row._approved === true,
-    remote_recalled: row._recalled === true,
-    exam_business_mode: row._businessMode ?? null,
+    claim_live: g.claimedBy !== null,
+    remote_approved: g.approved === 1,
+    remote_recalled: g.recalled === 1,
+    exam_business_mode: g.businessMode,
   } as unknown as ReportRow;
 }
 
-/** The guard-relevant part of guardRow's report (all but id and exam code, which no guard reads) as one string. */
-function guardKey(report: ReportRow): string {
-  let key = '';
-  for (const [field, v] of Object.entries(report)) {
-    if (field === 'id' || field === 'exam_code') continue;
-    // PostgreSQL text holds no NUL: the separator cannot occur inside a value; \u0001 is a null.
-    key += `${v === null || v === undefined ? '\u0001' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\u0000`;
-  }
+/**
+ * What a row's judgement depends on, as one string: guardRow's inputs but id and exam code
+ * (no guard reads them; tests/unit/schemaReportLists.test.ts checks both).
+ */
+export function guardKey(row: Record<string, unknown>): string {
+  // PostgreSQL text holds no NUL: the separator cannot occur inside a value.
+  let key = String(row._guard);
+  for (const field of STATE_FIELDS) key += `\u0000${row[field] ?? '\u0001'}`;
   return key;
 }
 
@@ -197,10 +284,9 @@ function guardKey(report: ReportRow): string {
 export function pageActions(me: AuthContext): (row: Record<string, unknown>) => readonly string[] {
   const judged = new Map<string, readonly string[]>();
   return (row) => {
-    const report = guardRow(row, me);
-    const key = guardKey(report);
+    const key = guardKey(row);
     let actions = judged.get(key);
-    if (!actions) judged.set(key, (actions = Object.freeze(allowedActions(report, me))));
+    if (!actions) judged.set(key, (actions = Object.freeze(allowedActions(guardRow(row, me), me))));
     return actions;
   };
 }
@@ -310,16 +396,14 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
     : effective === 'remote'
       ? { ...reportScope(me), hospitalSql: (p) => `(r.superior_hospital_id = ANY(${p}) AND ${served})` }
       : reportScope(me, role());
-  return { ...commonSpec(params, dueState, uid), defaultSort: 'e.created_at DESC, e.id DESC', scope, where: where.join(' AND ') };
+  return { ...commonSpec(params, dueState, uid, effective === 'remote'), defaultSort: 'e.created_at DESC, e.id DESC', scope, where: where.join(' AND ') };
 }
 
-/** What every work list shares: the page's rows as read.ts reads them, their filters. */
-function commonSpec(params: unknown[], dueState: string, uid: () => string): Omit<ListSpec, 'defaultSort' | 'scope' | 'where'> {
-  // Whether the caller is an assignee (their my-reports rights then count for the row's actions).
-  const assigned = `EXISTS (SELECT 1 FROM report_assignee a WHERE a.report_id = e.id AND a.user_id = ${uid()}) AS "_assignedToMe"`;
+/** What every work list shares: the page's rows as read.ts reads them (the remote centre's narrower), their filters. */
+function commonSpec(params: unknown[], dueState: string, uid: () => string, remote: boolean): Omit<ListSpec, 'defaultSort' | 'scope' | 'where'> {
   return {
     from: LIST_FROM,
-    select: `${LIST_SELECT}, ${dueState} AS "dueState", ${assigned}`,
+    select: `${remote ? REMOTE_SELECT : LIST_SELECT}, ${dueState} AS "dueState", ${guardSql(uid())} AS "_guard"`,
     columns: { ...COLUMNS, dueState },
     params,
     key: 'e.id',
@@ -366,7 +450,7 @@ function waitingSpec(
   const where = [`w.report_state IN (${states(WORKFLOW.lists[kind])})`, 'NOT w.hidden', `NOT coalesce(${claimLiveSql('w')} AND w.remote_claimed_by <> ${uid()}, false)`];
   if (kind === 'write') where.push('w.exam_state = 2');
   const served = me.scope.all ? 'TRUE' : remoteServedSql(me, 'w.hospital_id', role()); // numbered now, as listSpec's
-  const base = commonSpec(params, dueState, uid);
+  const base = commonSpec(params, dueState, uid, true);
   return {
     ...base,
     keyFrom: { from: WAITING_FROM, key: 'w.id' },

@@ -44,7 +44,7 @@ import { filterTreeData, nodeNames, renameBody, treeFilters } from '@/schema/tre
 import type { View } from '@/shared/schema/types';
 import { views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
-import { pageActions } from '../../server/report/read';
+import { guardKey, packGuard, pageActions } from '../../server/report/read';
 import { allowedActions, type ReportRow } from '../../server/report/engine';
 import type { AuthContext } from '../../server/identity/sessions';
 
@@ -86,7 +86,8 @@ describe('report rows', () => {
   /** The row as the server lists it for a user of hospital 1 with these rights: with the workflow actions its engine allows. */
   const served = (r: Record<string, unknown>, map: Record<string, string[]>) => {
     const me = { userId: 9, name: '医生', hospitalId: 1, permissions: map } as unknown as AuthContext;
-    const listed = { hospitalId: 1, examCode: 'E1', _examState: 2, lockState: false, returnState: false, printNumber: 0, ...r };
+    const { sentToSuperior, ...shown } = r;
+    const listed = { examCode: 'E1', ...shown, _guard: packGuard({ hospitalId: 1, examState: 2, sentToSuperior: sentToSuperior === true, printNumber: 0 }) };
     return { ...r, actions: [...pageActions(me)(listed)] };
   };
   const keys = (row: Record<string, unknown>, map: Record<string, string[]>) => visibleRowActions(report, served(row, map), map, { kind: 'write' }).map((a) => a.key);
@@ -113,15 +114,39 @@ describe('report rows', () => {
   test("a page's rows alike but for their identity share their actions; a row another doctor has open does not", () => {
     const me = { userId: 9, name: '医生', hospitalId: 1, permissions: senior } as unknown as AuthContext;
     const actions = pageActions(me);
-    const listed = (patch: Record<string, unknown>) => ({ hospitalId: 1, _examState: 2, lockState: false, returnState: false, printNumber: 0, version: 1, reportState: 1, sentToSuperior: false, _see: '双', ...patch });
+    // The row as listed: its fields, the guards' other inputs packed (read.ts GUARD_INPUTS).
+    const listed = (patch: Record<string, unknown>, guard: Record<string, number | boolean | null> = {}) => ({
+      version: 1, reportState: 1, ...patch,
+      _guard: packGuard({ hospitalId: 1, examState: 2, sentToSuperior: false, printNumber: 0, see: true, ...guard }),
+    });
     const free = actions(listed({ id: 1, examCode: 'E1' }));
     expect(free).toContain('lock');
-    expect(actions(listed({ id: 2, examCode: 'E2', _see: '胸' }))).toBe(free);
-    const held = actions(listed({ id: 3, examCode: 'E3', lockState: true, _lockHolderId: 10, lockedByName: '林医生' }));
+    expect(actions(listed({ id: 2, examCode: 'E2' }))).toBe(free);
+    const held = actions(listed({ id: 3, examCode: 'E3', lockedByName: '林医生' }, { lockLive: true, lockHolderId: 10 }));
     expect(held).not.toContain('lock');
-    expect(actions(listed({ id: 4, examCode: 'E4', lockState: true, _lockHolderId: 9, lockedByName: '医生' }))).toContain('save');
+    expect(actions(listed({ id: 4, examCode: 'E4', lockedByName: '医生' }, { lockLive: true, lockHolderId: 9 }))).toContain('save');
     // Unwritten: submitting to write upward asks for a report nobody has written in.
-    expect(actions(listed({ id: 5, examCode: 'E5', _see: null, reportState: -1 }))).not.toBe(free);
+    expect(actions(listed({ id: 5, examCode: 'E5', reportState: -1 }, { see: false }))).not.toBe(free);
+  });
+
+  test("judging a listed row reads nothing the page's key for it leaves out but its id and exam code", () => {
+    const me = { userId: 9, name: '医生', hospitalId: 2, permissions: { remote: ['view', 'write', 'verify', 'recheck', 'reassign', 'recall'], report: ['view'] } } as unknown as AuthContext;
+    const watched = (row: Record<string, unknown>, read: Set<string>) =>
+      new Proxy(row, {
+        get(target, key, receiver) {
+          if (typeof key === 'string') read.add(key);
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    for (const reportState of [-1, 1, 2, 3, 4]) {
+      const row = { id: 1, examCode: 'E1', version: 2, reportState, reportPrintState: 0, lockedByName: '林医生', claimedByName: '王医生',
+        _guard: packGuard({ hospitalId: 1, examState: 2, sentToSuperior: true, superiorHospitalId: 2, see: true, lockLive: true, lockHolderId: 10, claimedBy: 11 }) };
+      const judged = new Set<string>();
+      const keyed = new Set<string>();
+      pageActions(me)(watched(row, judged));
+      guardKey(watched(row, keyed));
+      expect([...judged].filter((f) => !keyed.has(f)).sort()).toEqual(['examCode', 'id']);
+    }
   });
 
   test('judging a row reads neither its id nor its exam code (what lets pageActions share the judgement)', () => {

@@ -6,7 +6,7 @@
  */
 import { ROUTE_TABLE as routes } from '../../../config/declared';
 import { viewFiles } from '../generated/catalog';
-import type { View, ViewForm } from './types';
+import type { RowCondition, View, ViewForm } from './types';
 
 export const views: Readonly<Record<string, View>> = Object.freeze(viewFiles as unknown as Record<string, View>);
 
@@ -63,4 +63,30 @@ export function formUrl(view: View, mode: FormMode, id?: number | string): strin
   if (mode === 'detail') params.set('mode', 'detail');
   const qs = params.toString();
   return qs ? `${path}?${qs}` : path;
+}
+
+/** A row field a template names: "{examId}" in a path or body; not "{$kind}" (the screen's) nor "{picked.id}" (another list's row). */
+const ROW_TEMPLATE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The row fields a view's list reads: its key (id), its columns and the fields shown with
+ * them (suffixField, a progress bar's counts), the fields deleting depends on
+ * (removeWhen), and what its row actions name (templates in their calls and paths,
+ * visibleWhen). A server may answer a list with these alone (and what it needs itself):
+ * nothing on the screen reads any other.
+ */
+export function viewRowFields(view: View): string[] {
+  const fields = new Set<string>(['id']);
+  const conditions = (c: RowCondition | RowCondition[] | undefined) => (c === undefined ? [] : Array.isArray(c) ? c : [c]);
+  for (const column of view.list.columns) {
+    fields.add(column);
+    const hint = view.fields?.[column];
+    for (const with_ of [hint?.suffixField, hint?.progress?.done, hint?.progress?.total, hint?.progress?.error]) if (with_) fields.add(with_);
+  }
+  for (const condition of conditions(view.list.removeWhen)) fields.add(condition.field);
+  for (const action of view.rowActions ?? []) {
+    for (const [, name] of JSON.stringify(action).matchAll(ROW_TEMPLATE)) fields.add(name);
+    for (const condition of conditions(action.visibleWhen)) fields.add(condition.field);
+  }
+  return [...fields];
 }
