@@ -10,6 +10,8 @@
  *   engine allows on the row (state, rights, guards) and the rights; reject,
  *   assign, recall (a printed one asks first and confirms), withdraw (only once sent to
  *   the superior) with the row's version in the body and what the dialog asked for
+ * - the remote centre's rows carry the fields its view reads (viewRowFields), the own lists
+ *   theirs; judging a listed row reads nothing its page key leaves out but id and exam code
  * - input: a reason's limits are the workflow table's for the action (200 for a reject or
  *   a withdraw, 3000 for a recall); an action without a reason there throws; choices
  *   come from the call's data.list as value/label
@@ -42,9 +44,9 @@ import { resourceApi } from '@/schema/resource';
 import { answerCounts, rowActionTarget, rowActionTextKey, runRowAction, runToolbarCall, selectionBody, visibleRowActions } from '@/schema/rowActions';
 import { filterTreeData, nodeNames, renameBody, treeFilters } from '@/schema/treeFilters';
 import type { View } from '@/shared/schema/types';
-import { views } from '@/shared/schema/views';
+import { viewRowFields, views } from '@/shared/schema/views';
 import { recorder } from '../support/requestRecorder';
-import { guardKey, packGuard, pageActions } from '../../server/report/read';
+import { guardKey, listSpec, packGuard, pageActions } from '../../server/report/read';
 import { allowedActions, type ReportRow } from '../../server/report/engine';
 import type { AuthContext } from '../../server/identity/sessions';
 
@@ -127,6 +129,21 @@ describe('report rows', () => {
     expect(actions(listed({ id: 4, examCode: 'E4', lockedByName: '医生' }, { lockLive: true, lockHolderId: 9 }))).toContain('save');
     // Unwritten: submitting to write upward asks for a report nobody has written in.
     expect(actions(listed({ id: 5, examCode: 'E5', reportState: -1 }, { see: false }))).not.toBe(free);
+  });
+
+  test("the remote centre's rows carry what its screen reads: columns, the age's unit, what its row actions send and test", () => {
+    const fields = viewRowFields(views.remote);
+    expect(fields).toEqual(expect.arrayContaining(['id', ...views.remote.list.columns, 'ageUnit', 'version', 'reportPrintState']));
+    // Its actions' other templates ({$kind}) are the screen's, not the row's.
+    expect(fields).not.toContain('$kind');
+    const me = { userId: 9, roleId: 3, name: '林主任', hospitalId: 2, scope: { all: false, hospitalIds: [1, 2], conditionSets: [] }, permissions: {} } as unknown as AuthContext;
+    for (const kind of ['write', 'review', 'done', 'all'] as const) {
+      const select = listSpec(kind, 'remote', me).select;
+      for (const field of fields) expect(select).toContain(`AS "${field}"`);
+      // Not what only the hospital's own lists show.
+      expect(select).not.toContain('AS "lastOperatorName"');
+    }
+    expect(listSpec('all', 'report', me).select).toContain('AS "lastOperatorName"');
   });
 
   test("judging a listed row reads nothing the page's key for it leaves out but its id and exam code", () => {
