@@ -38,7 +38,7 @@ export type CodesDueStateJson = 'ok' | 'near' | 'overdue' | 'paused' | 'done';
 export type CodesWorkKindJson = 'write' | 'review' | 'recheck';
 
 /**
- * A row of the report lists (POST /api/report/v1/report/list/{write,review,print,mine,all}, server/report/read.ts): the exam's header and its report's state, doctors, lock and print state. Read only: every field is the exam's or the report's own (same definitions by $ref); the patient name comes masked when grade safety is on. `version` is what a list action sends back so it is judged on the report as listed.
+ * A row of the report lists (POST /api/report/v1/report/list/{write,review,print,mine,all}, server/report/read.ts): the exam's header and its report's state, doctors, lock and print state. Read only: every field is the exam's or the report's own (same definitions by $ref); the patient name comes masked when grade safety is on. `version` is what a list action sends back so it is judged on the report as listed. The remote centre's lists (model remote, POST /api/report/v1/remote/list/{write,review,done,all}) carry the fields its screen reads (views/remote.json) and no others.
  */
 export interface ReportRow {
   /**
