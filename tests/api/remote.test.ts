@@ -23,7 +23,8 @@
  *   (the workflow's action on "examined"), started clock, logged without a user; an
  *   autonomous hospital's report stays; no route takes the platform's action
  * After every report action, the reports waiting at a centre (remote_work, which the work
- * tabs are chosen and counted on) are exactly those its definition over report and exam names.
+ * tabs are chosen and counted on) are exactly those its definition over report and exam names;
+ * a work tab's total is its rows, as it opens and filtered.
  */
 import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
@@ -75,6 +76,10 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
   const remoteIds = async (token: string, list: string) => {
     const r = await call('POST', `${R}/remote/list/${list}`, token, { page: 1, pageSize: 100 });
     expect(r.body.status).toBe('0');
+    // The total as the tab opens and as a filter counts it (every row waiting here was sent up).
+    expect(r.body.data.total).toBe(r.body.data.list.length);
+    const filtered = await call('POST', `${R}/remote/list/${list}`, token, { page: 1, pageSize: 1, filters: { sentToSuperior: 'true' } });
+    expect(filtered.body.data.total).toBe(r.body.data.list.length);
     // The columns read only to judge a row's actions ("_…") stay on the server.
     expect(r.body.data.list.flatMap((row: object) => Object.keys(row).filter((k) => k.startsWith('_')))).toEqual([]);
     return r.body.data.list as Array<{ id: number; claimedByName?: string; actions: string[] }>;
