@@ -38,7 +38,7 @@ import { ToolbarActionButton } from './ToolbarActionButton';
 import { FilterTree } from './FilterTree';
 import { TREE_ROOT, treeFilters } from './treeFilters';
 import { chosenKind, kindTextKey, visibleKinds } from './listKinds';
-import type { PathContext } from './pathTemplate';
+import type { PathContext } from '../shared/schema/pathTemplate';
 import { ActionDialog } from './dialogs';
 import { AuthImage } from './components/AuthImage';
 import { ProgressCell } from './components/ProgressCell';

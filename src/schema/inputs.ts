@@ -5,7 +5,7 @@
  * caller's; calls go through the injected request function.
  */
 import { request as defaultRequest, type RequestFn } from '../services/request';
-import { fillPath } from './pathTemplate';
+import { fillPath } from '../shared/schema/pathTemplate';
 import { schemaAt } from '../shared/schema/schemas';
 import { WORKFLOWS } from '../shared/workflows';
 import type { InputSpec, RowAction, Translate } from '../shared/schema/types';

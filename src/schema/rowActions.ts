@@ -7,7 +7,7 @@
  */
 import { request as defaultRequest, type QueryValue, type RequestFn } from '../services/request';
 import { can, type PermissionMap } from '../session/access';
-import { fillPath, type PathContext } from './pathTemplate';
+import { fillPath, type PathContext } from '../shared/schema/pathTemplate';
 import type { ActionCall, ActionMenu, RowAction, RowCondition, ToolbarAction, View } from '../shared/schema/types';
 
 /** The permission key of an action's right: "module:action" as written, else an action of the view's module. */

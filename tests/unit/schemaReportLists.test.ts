@@ -38,7 +38,7 @@ import { resources } from '../../locales';
 import { loadChoices, reasonLimits, reasonProblem } from '@/schema/inputs';
 import { entityModel } from '@/shared/schema/model';
 import { chosenKind, kindTextKey, visibleKinds } from '@/schema/listKinds';
-import { fillPath } from '@/schema/pathTemplate';
+import { fillPath } from '@/shared/schema/pathTemplate';
 import { viewRights } from '@/schema/permissions';
 import { resourceApi } from '@/schema/resource';
 import { answerCounts, rowActionTarget, rowActionTextKey, runRowAction, runToolbarCall, selectionBody, visibleRowActions } from '@/schema/rowActions';

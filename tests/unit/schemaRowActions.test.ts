@@ -31,7 +31,7 @@
 import { resources } from '../../locales';
 import { policyOf } from '../../server/files/service';
 import { imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '@/schema/imageCheck';
-import { fillPath, pathFields } from '@/schema/pathTemplate';
+import { fillPath, pathFields } from '@/shared/schema/pathTemplate';
 import { actionRight, ownedRights, viewRights } from '@/schema/permissions';
 import {
   loadRowList,

@@ -33,7 +33,7 @@ import { resourceNames } from '@/schema/resource';
 import { codeTableNames, codeValues, entityNames, schemaIds } from '@/shared/schema/schemas';
 import type { View } from '@/shared/schema/types';
 import { viewForm, views, viewName } from '@/shared/schema/views';
-import { pathFields } from '@/schema/pathTemplate';
+import { pathFields } from '@/shared/schema/pathTemplate';
 import { rowActionTextKey } from '@/schema/rowActions';
 import '@/features';
 import { dialogNames } from '@/schema/dialogs';

@@ -17,7 +17,7 @@ import { useEffect, useState } from 'react';
 import { filePolicy, uploadFile, type FilePurpose } from '../../services/files';
 import { request, RequestError } from '../../services/request';
 import { exactPixels, imageProblem, isImageLimits, sizeText, typeNames, type ImageLimits, type ImageProblem } from '../imageCheck';
-import { fillPath } from '../pathTemplate';
+import { fillPath } from '../../shared/schema/pathTemplate';
 import { useTranslate } from '../useTranslate';
 
 export interface ImageUploadProps extends Partial<ImageLimits> {

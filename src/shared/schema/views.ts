@@ -6,6 +6,7 @@
  */
 import { ROUTE_TABLE as routes } from '../../../config/declared';
 import { viewFiles } from '../generated/catalog';
+import { pathFields } from './pathTemplate';
 import type { RowCondition, View, ViewForm } from './types';
 
 export const views: Readonly<Record<string, View>> = Object.freeze(viewFiles as unknown as Record<string, View>);
@@ -65,9 +66,6 @@ export function formUrl(view: View, mode: FormMode, id?: number | string): strin
   return qs ? `${path}?${qs}` : path;
 }
 
-/** A row field a template names: "{examId}" in a path or body; not "{$kind}" (the screen's) nor "{picked.id}" (another list's row). */
-const ROW_TEMPLATE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 /**
  * The row fields a view's list reads: its key (id), its columns and the fields shown with
  * them (suffixField, a progress bar's counts), the fields deleting depends on
@@ -85,7 +83,8 @@ export function viewRowFields(view: View): string[] {
   }
   for (const condition of conditions(view.list.removeWhen)) fields.add(condition.field);
   for (const action of view.rowActions ?? []) {
-    for (const [, name] of JSON.stringify(action).matchAll(ROW_TEMPLATE)) fields.add(name);
+    // Every "{field}" in its calls, paths and bodies ("{$kind}" is the screen's, "{picked.id}" another list's row).
+    for (const name of pathFields(JSON.stringify(action))) fields.add(name);
     for (const condition of conditions(action.visibleWhen)) fields.add(condition.field);
   }
   return [...fields];

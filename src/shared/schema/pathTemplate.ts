@@ -1,6 +1,6 @@
 /**
  * API paths with `{field}` placeholders, as views write them ("/api/ucenter/v1/user/unlock/{id}"),
- * filled from a record. Pure.
+ * filled from a record. Pure: the server reads them too (views.ts, viewRowFields).
  */
 
 /** The placeholder names of a path, in order. */
