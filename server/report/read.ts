@@ -277,9 +277,9 @@ export function guardKey(row: Record<string, unknown>): string {
 
 /**
  * The workflow actions the caller may take now on the rows of one page (the engine's
- * allowedActions on the row's columns the guards read, "_…"): judged once per distinct
- * row as the guards see it, as a page's rows are mostly alike (a page of 20 was judged
- * 20 times, most of what its rows cost).
+ * allowedActions on guardRow): judged once per distinct row as the guards see it
+ * (guardKey), as a page's rows are mostly alike (a page of 20 was judged 20 times, most of
+ * what its rows cost).
  */
 export function pageActions(me: AuthContext): (row: Record<string, unknown>) => readonly string[] {
   const judged = new Map<string, readonly string[]>();

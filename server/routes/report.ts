@@ -255,7 +255,7 @@ export default async function reportRoutes(fastify: FastifyInstance) {
     const module = def.module === 'report' && model === 'remote' ? 'remote' : def.module;
     if (!def.rights.some((r) => hasPermission(me.permissions, `${module}:${r}`))) throw new AppError('UAA103');
     const { list, total } = await runList<Record<string, unknown>>(fastify.db, listSpec(kind, model, me), withWorkFilter(request.body), me.scope);
-    // The grade-safety setting came with the rows (read.ts LIST_SELECT, "_gradeSafety"); no rows, nothing to mask.
+    // The grade-safety setting came with the rows (read.ts LIST_FIELDS, "_gradeSafety"); no rows, nothing to mask.
     const mask = masker(me, list[0]?._gradeSafety === true);
     // config/workflows/report.json decides the actions.
     const actions = pageActions(me);
