@@ -276,17 +276,36 @@ export function guardKey(row: Record<string, unknown>): string {
 }
 
 /**
+ * The judgements of a session's rows (guardKey → actions), kept with the session's
+ * context: sessionCache shares one frozen context among the session's requests, and a
+ * judgement reads only the row's key and that context (guards run without a database
+ * or a clock), so the same row judged again is the same answer. A centre's doctor polls
+ * the same worklist all day, whose rows, one per hospital, mostly differ in their key.
+ * A changed session is a new context; a context not frozen is judged afresh per page.
+ */
+const judgements = new WeakMap<AuthContext, Map<string, readonly string[]>>();
+/** Kept per session at most (the keys carry versions, so an open session's would grow): cleared beyond. */
+const MAX_JUDGEMENTS = 5000;
+
+/**
  * The workflow actions the caller may take now on the rows of one page (the engine's
  * allowedActions on guardRow): judged once per distinct row as the guards see it
  * (guardKey), as a page's rows are mostly alike (a page of 20 was judged 20 times, most of
- * what its rows cost).
+ * what its rows cost), and once per session context (judgements).
  */
 export function pageActions(me: AuthContext): (row: Record<string, unknown>) => readonly string[] {
-  const judged = new Map<string, readonly string[]>();
+  let judged = judgements.get(me);
+  if (!judged) {
+    judged = new Map();
+    if (Object.isFrozen(me)) judgements.set(me, judged);
+  }
   return (row) => {
     const key = guardKey(row);
     let actions = judged.get(key);
-    if (!actions) judged.set(key, (actions = Object.freeze(allowedActions(guardRow(row, me), me))));
+    if (!actions) {
+      if (judged.size >= MAX_JUDGEMENTS) judged.clear();
+      judged.set(key, (actions = Object.freeze(allowedActions(guardRow(row, me), me))));
+    }
     return actions;
   };
 }
@@ -352,26 +371,46 @@ export const REMOTE_KINDS: readonly ListKind[] = ['write', 'review', 'done', 'al
 
 const states = (list: number[]) => list.map(Number).join(', ');
 
+/** The values a list's texts take as placeholders (listSpec): the business clock, the caller, the caller's role. */
+type ListValue = 'now' | 'user' | 'role';
+
+/**
+ * A list's texts with their placeholders, made once per kind, model and whether the
+ * caller's scope is the whole region (nothing else of the caller is written in them):
+ * the texts are long, and the remote centre's worklist is read on every poll of every
+ * doctor. `values` names what each placeholder $1..$n takes.
+ */
+const listTexts = new Map<string, { spec: Omit<ListSpec, 'params'>; values: ListValue[] }>();
+
 /**
  * The list query of one kind for the caller. Work lists of the report model leave out
  * what went to a superior hospital (that hospital's remote centre has it); of the
  * remote model they hold only what was sent to the caller's hospitals.
  */
 export function listSpec(kind: ListKind, model: Model | undefined, me: AuthContext): ListSpec {
+  const key = `${kind}|${model ?? ''}|${me.scope.all ? 'all' : ''}`;
+  let texts = listTexts.get(key);
+  if (!texts) listTexts.set(key, (texts = listSpecTexts(kind, model, me.scope.all)));
+  const value: Record<ListValue, () => unknown> = { now: () => clock.now(), user: () => Number(me.userId), role: () => Number(me.roleId) || 0 };
+  return { ...texts.spec, params: texts.values.map((name) => value[name]()) };
+}
+
+function listSpecTexts(kind: ListKind, model: Model | undefined, all: boolean): { spec: Omit<ListSpec, 'params'>; values: ListValue[] } {
   // The caller's ids and the business clock go in as parameters: the text is then one per
   // kind and model (and filters), kept prepared on PostgreSQL rather than planned per call.
-  const params: unknown[] = [];
-  const named = new Map<string, string>();
-  const param = (name: string, value: unknown, type: string) => {
-    if (!named.has(name)) named.set(name, `$${params.push(value)}::${type}`);
-    return named.get(name)!;
+  const values: ListValue[] = [];
+  const param = (name: ListValue, type: string) => {
+    if (!values.includes(name)) values.push(name);
+    return `$${values.indexOf(name) + 1}::${type}`;
   };
+  // The scope tests read the caller only for whether it reaches the whole region (the role's id is a placeholder).
+  const me = { scope: { all } } as AuthContext;
   // Due states are judged at the business clock's now (lib/clock.ts).
-  const dueState = dueStateSql(param('now', clock.now(), 'timestamptz'));
-  const uid = () => param('user', Number(me.userId), 'int');
-  const role = () => param('role', Number(me.roleId) || 0, 'int');
+  const dueState = dueStateSql(param('now', 'timestamptz'));
+  const uid = () => param('user', 'int');
+  const role = () => param('role', 'int');
   const effective = model ?? (kind === 'mine' || kind === 'all' ? undefined : 'report');
-  if (effective === 'remote' && (kind === 'write' || kind === 'review')) return waitingSpec(kind, me, { params, dueState, uid, role });
+  if (effective === 'remote' && (kind === 'write' || kind === 'review')) return { spec: waitingSpec(kind, me, { dueState, uid, role }), values };
   const where: string[] = [];
   if (kind === 'write') where.push(`e.exam_state = 2 AND NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.write)})`);
   if (kind === 'review') where.push(`NOT e.hidden AND e.report_state IN (${states(WORKFLOW.lists.review)})`);
@@ -390,22 +429,21 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   // serves: its scope test says just that, which implies the report scope's test (one
   // remote-centre test in the text, not two: each costs the planner a semi-join). (The role's
   // placeholder is numbered now, before the conditions' own are appended.)
-  const served = me.scope.all ? 'TRUE' : remoteServedSql(me, 'e.hospital_id', role());
-  const scope: ScopeTarget = me.scope.all
+  const served = all ? 'TRUE' : remoteServedSql(me, 'e.hospital_id', role());
+  const scope: ScopeTarget = all
     ? reportScope(me)
     : effective === 'remote'
       ? { ...reportScope(me), hospitalSql: (p) => `(r.superior_hospital_id = ANY(${p}) AND ${served})` }
       : reportScope(me, role());
-  return { ...commonSpec(params, dueState, uid, effective === 'remote'), defaultSort: 'e.created_at DESC, e.id DESC', scope, where: where.join(' AND ') };
+  return { spec: { ...commonSpec(dueState, uid, effective === 'remote'), defaultSort: 'e.created_at DESC, e.id DESC', scope, where: where.join(' AND ') }, values };
 }
 
 /** What every work list shares: the page's rows as read.ts reads them (the remote centre's narrower), their filters. */
-function commonSpec(params: unknown[], dueState: string, uid: () => string, remote: boolean): Omit<ListSpec, 'defaultSort' | 'scope' | 'where'> {
+function commonSpec(dueState: string, uid: () => string, remote: boolean): Omit<ListSpec, 'defaultSort' | 'scope' | 'where' | 'params'> {
   return {
     from: LIST_FROM,
     select: `${remote ? REMOTE_SELECT : LIST_SELECT}, ${dueState} AS "dueState", ${guardSql(uid())} AS "_guard"`,
     columns: { ...COLUMNS, dueState },
-    params,
     key: 'e.id',
     prepare: true,
     filters: {
@@ -445,12 +483,12 @@ const WAITING_FROM = 'remote_work w LEFT JOIN exam e ON e.id = w.id LEFT JOIN re
 function waitingSpec(
   kind: 'write' | 'review',
   me: AuthContext,
-  { params, dueState, uid, role }: { params: unknown[]; dueState: string; uid: () => string; role: () => string },
-): ListSpec {
+  { dueState, uid, role }: { dueState: string; uid: () => string; role: () => string },
+): Omit<ListSpec, 'params'> {
   const where = [`w.report_state IN (${states(WORKFLOW.lists[kind])})`, 'NOT w.hidden', `NOT coalesce(${claimLiveSql('w')} AND w.remote_claimed_by <> ${uid()}, false)`];
   if (kind === 'write') where.push('w.exam_state = 2');
   const served = me.scope.all ? 'TRUE' : remoteServedSql(me, 'w.hospital_id', role()); // numbered now, as listSpec's
-  const base = commonSpec(params, dueState, uid, true);
+  const base = commonSpec(dueState, uid, true);
   return {
     ...base,
     keyFrom: { from: WAITING_FROM, key: 'w.id' },
