@@ -143,6 +143,12 @@ describe.each(dbKinds)('remote centre on %s', (kind) => {
     expect((await remoteIds(centreB, 'write')).map((r) => r.id)).not.toContain(fromA);
     const both = (await remoteIds(senior, 'write')).map((r) => r.id);
     expect(both).toEqual(expect.arrayContaining([fromA, fromB]));
+    // A row's times (written by the database, read.ts isoSql) as JSON writes the instants stored.
+    const listed = (await remoteIds(senior, 'write')).find((r) => r.id === fromA) as unknown as Record<string, string>;
+    const stored = (await p.db.query<Record<string, Date>>('SELECT e.exam_time, r.superior_send_time, r.due_at FROM exam e JOIN report r ON r.id = e.id WHERE e.id = $1', [fromA])).rows[0];
+    expect([listed.examTime, listed.superiorSendTime, listed.dueAt]).toEqual(
+      [stored.exam_time, stored.superior_send_time, stored.due_at].map((t) => t.toISOString()),
+    );
     // The notice counts the same reports.
     expect(await notice(centre1)).toBe(before.c1 + 1);
     expect(await notice(centreB)).toBe(before.cb + 1);
