@@ -287,9 +287,11 @@ export function guardKey(row: Record<string, unknown>): string {
  * The judgements of a session's rows (guardKey → actions), kept with the session's
  * context: sessionCache shares one frozen context among the session's requests, and a
  * judgement reads only the row's key and that context (guards run without a database
- * or a clock), so the same row judged again is the same answer. A centre's doctor polls
- * the same worklist all day, whose rows, one per hospital, mostly differ in their key.
- * A changed session is a new context; a context not frozen is judged afresh per page.
+ * or a clock), so the same row judged again is the same answer. The context lives as
+ * long as sessionCache keeps it (AUTH_CACHE_MS, a second by default): what this saves
+ * is a burst, a doctor paging, sorting and filtering a worklist whose rows, one per
+ * hospital, mostly differ in their key; a poll seconds later judges afresh. A changed
+ * session is a new context; a context not frozen is judged afresh per page.
  */
 const judgements = new WeakMap<AuthContext, Map<string, readonly string[]>>();
 /** Kept per session at most (the keys carry versions, so an open session's would grow): cleared beyond. */
