@@ -401,8 +401,7 @@ export function listSpec(kind: ListKind, model: Model | undefined, me: AuthConte
   const key = `${kind}|${model ?? ''}|${me.scope.all ? 'all' : ''}`;
   let texts = listTexts.get(key);
   if (!texts) listTexts.set(key, (texts = listSpecTexts(kind, model, me.scope.all)));
-  const value: Record<ListValue, () => unknown> = { now: () => clock.now(), user: () => Number(me.userId), role: () => Number(me.roleId) || 0 };
-  return { ...texts.spec, params: texts.values.map((name) => value[name]()) };
+  return { ...texts.spec, params: texts.values.map((name) => (name === 'now' ? clock.now() : name === 'user' ? Number(me.userId) : Number(me.roleId) || 0)) };
 }
 
 function listSpecTexts(kind: ListKind, model: Model | undefined, all: boolean): { spec: Omit<ListSpec, 'params'>; values: ListValue[] } {
