@@ -375,10 +375,13 @@ export class Archive {
    * Indexes one instance, committed on its own before the caller acknowledges it. The
    * common case (another instance of a series indexed lately) takes indexKnownSeries.
    * Otherwise one statement upserts study and series, counting the instance as it
-   * locks their rows, inserts the instance row and counts it on a matched exam. What
-   * happens once per series or study (the study's series count and modalities, the
-   * automatic match) and the rare race of two senders storing the same instance at
-   * once follow in statements of their own.
+   * locks their rows, and inserts the instance row. What happens once per series or
+   * study (the study's series count and modalities, the automatic match, the exam's
+   * image status) and the rare race of two senders storing the same instance at once
+   * follow in statements of their own. Nothing here writes the exam: an UPDATE of exam,
+   * even of no row, runs its three statement triggers (statistics rollups, the remote
+   * worklist), which cost more than the rest of the statement on the embedded database;
+   * the exam list counts its images from the studies instead.
    */
   private async index(header: DicomHeader, key: string, size: number, source: IngestSource, device: DeviceProfile): Promise<Omit<IngestResult, 'header'>> {
     const seriesKey = `${source.hospitalId}/${header.studyUid}/${header.seriesUid}`;
@@ -425,11 +428,7 @@ export class Archive {
                                      rows, columns, frames, bits_allocated, file_key, file_size, metadata)
          SELECT $1, st.id, se.id, $26, $27, $28, $29, $30, $31, $32, $33, $34, $16, $35::jsonb FROM st, se
          ON CONFLICT (hospital_id, sop_instance_uid) DO NOTHING
-         RETURNING id),
-       -- A matched study's exam counts the image too (its image status was set at the match).
-       ex AS (
-         UPDATE exam e SET instance_count = e.instance_count + 1, series_count = e.series_count + CASE WHEN se.inserted THEN 1 ELSE 0 END
-           FROM st, se WHERE e.id = st.exam_id)
+         RETURNING id)
        -- Whether a new study could match an exam at all: an exam of the hospital with its
        -- accession number, study UID or patient id (matching.ts narrows this down). Most
        -- studies of a modality without worklist have none, and skip the match's queries.
@@ -463,7 +462,6 @@ export class Archive {
       else if (row.series_inserted) await this.db.query('DELETE FROM dicom_series WHERE study_id = $1 AND series_uid = $2', [row.study_id, header.seriesUid]);
       await this.db.query('UPDATE dicom_series SET instance_count = instance_count - 1 WHERE study_id = $1 AND series_uid = $2', [row.study_id, header.seriesUid]);
       await this.db.query('UPDATE dicom_study SET instance_count = instance_count - 1, total_bytes = total_bytes - $2 WHERE id = $1', [row.study_id, size]);
-      if (row.exam_id) await this.db.query('UPDATE exam SET instance_count = instance_count - 1 WHERE id = $1', [row.exam_id]);
       return this.storedBefore(header, key, source);
     }
     this.rememberSeries(seriesKey, { studyId: row.study_id, seriesId: row.series_id, patient });
@@ -492,7 +490,7 @@ export class Archive {
     return { status: 'stored', studyId: row.study_id, instanceId: row.instance_id, examId };
   }
 
-  /** The instance row for a series indexed lately, the counts of its series, study and matched exam: one statement. */
+  /** The instance row for a series indexed lately and the counts of its series and study: one statement. */
   private async indexKnownSeries(known: KnownSeries, header: DicomHeader, key: string, size: number, source: IngestSource): Promise<Omit<IngestResult, 'header'>> {
     const j = header.json;
     const { rows } = await this.statements.query<{ instance_id: number | null; exam_id: number | null }>(
@@ -508,8 +506,7 @@ export class Archive {
        st AS (
          UPDATE dicom_study SET instance_count = instance_count + 1, total_bytes = total_bytes + $13, updated_at = now()
           WHERE id = $2 AND EXISTS (SELECT 1 FROM ins)
-         RETURNING exam_id),
-       ex AS (UPDATE exam e SET instance_count = e.instance_count + 1 FROM st WHERE e.id = st.exam_id)
+         RETURNING exam_id)
        SELECT (SELECT id FROM ins) AS instance_id, (SELECT exam_id FROM st) AS exam_id`,
       [
         source.hospitalId, known.studyId, known.seriesId, header.sopInstanceUid, header.sopClassUid, header.transferSyntaxUid, int(j, '00200013') ?? null,

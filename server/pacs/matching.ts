@@ -415,19 +415,17 @@ export async function logMatch(q: Queryable, e: MatchLogEntry): Promise<void> {
 }
 
 /**
- * Sets the exam's image status, counts and images-in time (turnaround statistics) from
+ * Sets the exam's image status and images-in time (turnaround statistics) from
  * its matched studies; a first image marks it examined, which the report's workflow
  * hears (reportExamined: e.g. an externally run hospital's report goes up to write).
  */
 export async function refreshExamImages(q: Queryable, examId: number): Promise<void> {
   const { rows } = await q.query<{ images: boolean }>(
-    `UPDATE exam e SET series_count = s.series, instance_count = s.instances,
-            image_status = CASE WHEN s.studies > 0 THEN 1 ELSE 0 END,
+    `UPDATE exam e SET image_status = CASE WHEN s.studies > 0 THEN 1 ELSE 0 END,
             exam_time = CASE WHEN s.studies > 0 THEN coalesce(e.exam_time, now()) ELSE e.exam_time END,
             images_at = s.first_at,
             updated_at = now()
-       FROM (SELECT count(*)::int AS studies, coalesce(sum(series_count), 0)::int AS series, coalesce(sum(instance_count), 0)::int AS instances,
-                    min(received_at) AS first_at
+       FROM (SELECT count(*)::int AS studies, min(received_at) AS first_at
                FROM dicom_study WHERE exam_id = $1) s
       WHERE e.id = $1
       RETURNING e.image_status = 1 AS images`,

@@ -18,6 +18,7 @@ import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { syntheticSeries } from '../../mock/dicom';
+import { examImages } from '../support/exam';
 
 describe.each(dbKinds)('image matching calls on %s', (kind) => {
   let p: TestPlatform;
@@ -66,8 +67,7 @@ describe.each(dbKinds)('image matching calls on %s', (kind) => {
     const id = (await p.db.query<{ id: number }>('SELECT id FROM dicom_study WHERE study_uid = $1', [series.studyUid])).rows[0].id;
     return { id, series };
   };
-  const exam = async (id: number) =>
-    (await p.db.query<{ exam_state: number; image_status: number; instance_count: number; series_count: number }>('SELECT exam_state, image_status, instance_count, series_count FROM exam WHERE id = $1', [id])).rows[0];
+  const exam = (id: number) => examImages(p.db, id);
   const setReport = (id: number, state: number, sent = false) => p.db.query('UPDATE exam SET report_state = $2, sent_to_superior = $3 WHERE id = $1', [id, state, sent]);
 
   test('image record lists received studies in scope; detail has series with a thumbnail', async () => {

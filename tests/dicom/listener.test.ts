@@ -33,7 +33,7 @@ import { startDicomListener, type DicomListener } from '../../server/dicom/liste
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { dbKinds } from '../support/db';
-import { registerExam } from '../support/exam';
+import { examImages, registerExam } from '../support/exam';
 
 const AE = 'RCLOUD';
 
@@ -460,8 +460,7 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
       }
       const study = (await p.db.query<{ exam_id: number; source_ae: string; source_device_id: number }>('SELECT exam_id, source_ae, source_device_id FROM dicom_study WHERE study_uid = $1', [ct.studyUid])).rows[0];
       expect(study).toEqual({ exam_id: imaged.id, source_ae: 'A_CT1', source_device_id: devices.A_CT1.id });
-      const exam = (await p.db.query('SELECT image_status, series_count, instance_count FROM exam WHERE id = $1', [imaged.id])).rows[0];
-      expect(exam).toEqual({ image_status: 1, series_count: 1, instance_count: ct.instances.length });
+      expect(await examImages(p.db, imaged.id)).toMatchObject({ image_status: 1, series_count: 1, instance_count: ct.instances.length });
     });
 
     test('the same files sent again are stored once', async () => {
@@ -472,8 +471,7 @@ describe.each(dbKinds)('DICOM listener on %s', (kind) => {
       expect(await instancesOf(ct.studyUid)).toHaveLength(ct.instances.length);
       const seriesDir = path.dirname(path.join(p.dataDir, 'files', (await instancesOf(ct.studyUid))[0].file_key));
       expect(fs.readdirSync(seriesDir)).toHaveLength(ct.instances.length);
-      const exam = (await p.db.query('SELECT instance_count FROM exam WHERE id = $1', [imaged.id])).rows[0];
-      expect(exam.instance_count).toBe(ct.instances.length);
+      expect((await examImages(p.db, imaged.id)).instance_count).toBe(ct.instances.length);
     });
 
     test('a dataset the archive cannot use is refused; the next one on the association is stored', async () => {

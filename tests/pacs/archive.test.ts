@@ -17,6 +17,7 @@ import { dbKinds } from '../support/db';
 import { startTestPlatform, type TestPlatform } from '../support/app';
 import { authed, login } from '../support/auth';
 import { syntheticSeries } from '../../mock/dicom';
+import { examImages } from '../support/exam';
 import { InvalidDicomError } from '../../server/pacs/archive';
 
 describe.each(dbKinds)('image archive on %s', (kind) => {
@@ -52,8 +53,7 @@ describe.each(dbKinds)('image archive on %s', (kind) => {
   };
   /** The patient of an exam registered by register(), as its modality would write it. */
   const patientOf = (exam: { patientId: string }) => ({ patientId: exam.patientId, patientName: '李四', patientNameEn: 'Li^Si', sex: 'M' as const, studyDate: today });
-  const examRow = async (id: number) =>
-    (await p.db.query<{ image_status: number; series_count: number; instance_count: number; exam_state: number }>('SELECT image_status, series_count, instance_count, exam_state FROM exam WHERE id = $1', [id])).rows[0];
+  const examRow = (id: number) => examImages(p.db, id);
 
   test('stores and indexes a series once, byte for byte', async () => {
     const series = syntheticSeries({ uidRoot: '1.2.826.0.1.3680043.10.1082.501', count: 4, patientId: 'NOEXAM1' });

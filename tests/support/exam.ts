@@ -1,5 +1,6 @@
 /** Registering exams through the API, as the DICOM tests' fixtures do. */
 import type { FastifyInstance } from "fastify";
+import { FROM, LIST_SELECT } from "../../server/exam/domain";
 import { authed } from "./auth";
 
 /** Saves a new exam as the user of `token` (a walk-in: it is in the worklist at once); the exam as the API answers it. */
@@ -40,4 +41,17 @@ export async function examinedExam(
   const { id } = await registerExam(app, token, payload);
   await db.query("UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1", [id]);
   return id as number;
+}
+
+/** An exam's state and image figures as the exam list projects them (its counts are read from the matched studies). */
+export async function examImages(
+  db: { query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[] }> },
+  id: number,
+): Promise<{ exam_state: number; image_status: number; series_count: number; instance_count: number }> {
+  const { rows } = await db.query<{ exam_state: number; image_status: number; series_count: number; instance_count: number }>(
+    `SELECT x."examState" AS exam_state, x."imageStatus" AS image_status, x."seriesCount" AS series_count, x."instanceCount" AS instance_count
+       FROM (SELECT ${LIST_SELECT} FROM ${FROM} WHERE e.id = $1) x`,
+    [id],
+  );
+  return rows[0];
 }
