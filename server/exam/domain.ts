@@ -46,8 +46,9 @@ export const inScope: ScopeTarget = {
   },
 };
 
-/** The latest send's columns the list shows (one index probe each on send_job_exam_idx). */
+/** The matched studies' counts the list shows as the exam's (one index walk each on dicom_study_exam_idx). */
 const EXAM_IMAGE_COUNTS = [['series_count', 'seriesCount'], ['instance_count', 'instanceCount']];
+/** The latest send's columns the list shows (one index probe each on send_job_exam_idx). */
 const LATEST_SEND = [['state', 'sendState'], ['done', 'sendDone'], ['total', 'sendTotal'], ['last_error', 'sendError']];
 
 export const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hospitalName", e.exam_code AS "examCode", e.patient_id AS "patientId",
@@ -56,9 +57,9 @@ export const LIST_SELECT = `e.id, e.hospital_id AS "hospitalId", o.name AS "hosp
   e.item_names AS "itemNames", e.price::float8 AS price, e.exam_state AS "examState", e.appointment, e.appoint_time AS "appointTime",
   e.arrived_at AS "arrivedAt", e.exam_time AS "examTime", e.created_at AS "createdAt", e.register_doctor_name AS "registerDoctorName",
   e.hidden, e.study_uid AS "studyUID", e.report_state AS "reportState", e.image_status AS "imageStatus",
-  -- Counted from the matched studies as read (a page's rows, one index walk each): an
-  -- exam row kept counting would be written at every instance received, and each write
-  -- of exam runs its statistics triggers (../pacs/archive.ts).
+  -- Counted from the matched studies as read: an exam row kept counting would be written
+  -- at every instance received, and each write of exam runs its statistics triggers
+  -- (../pacs/archive.ts).
   ${EXAM_IMAGE_COUNTS.map(([column, name]) => `(SELECT coalesce(sum(st.${column}), 0)::int FROM dicom_study st WHERE st.exam_id = e.id) AS "${name}"`).join(',\n  ')},
   ${reviewWaitingSql('e')} AS "reviewWaiting",
   -- The latest regional send (../pacs/send.ts): its state and progress for the list's progress bar.
