@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { Commits } from './commits';
-import type { Db, Notifications, Queryable, QueryResult } from './types';
+import type { Db, Notifications, Queryable, QueryOptions, QueryResult } from './types';
 
 /** Next to this file in the sources; next to the bundle in .build/ (scripts/server-build.mjs copies it there). */
 export const WORKER_FILE = 'pgliteWorker.mjs';
@@ -166,7 +166,8 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
   idle();
 
   const queryOn = (tx?: number): Queryable => ({
-    query<T>(sql: string, params?: unknown[]) {
+    query<T>(sql: string, params?: unknown[], options?: QueryOptions) {
+      if (options?.simple && !params?.length) return call<QueryResult<T>>({ op: 'query', sql, simple: true, tx }, sql);
       return call<QueryResult<T>>({ op: 'query', sql, params: params?.map(cloneable), tx }, sql);
     },
   });
@@ -174,8 +175,8 @@ export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<
   const commits = new Commits();
   const db: Db = {
     kind: 'pglite',
-    async query<T>(sql: string, params?: unknown[]) {
-      const r = await base.query<T>(sql, params);
+    async query<T>(sql: string, params?: unknown[], options?: QueryOptions) {
+      const r = await base.query<T>(sql, params, options);
       // Outside a transaction a statement commits by itself.
       if (commits.active) commits.committed([sql]);
       return r;

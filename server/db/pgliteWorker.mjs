@@ -47,6 +47,12 @@ const result = (r) => ({
 });
 
 /**
+ * A query as the main thread asked it: with `simple` (one statement, its values in its
+ * text) by the simple query protocol, whose one result is the statement's.
+ */
+const run = (q, m) => (m.simple ? q.exec(m.sql).then((rs) => rs[rs.length - 1] ?? { rows: [], affectedRows: 0 }) : q.query(m.sql, m.params)).then(result);
+
+/**
  * Runs one transaction: answers 'begin' once BEGIN has run, then its requests (queued
  * meanwhile: the main thread does not wait for BEGIN) in order until 'end', which
  * commits (or rolls back when `rollback`) and is answered with the outcome (a failed
@@ -69,7 +75,7 @@ function begin(id) {
         if (m.rollback) await t.rollback();
         return;
       }
-      await reply(m.id, m.op === 'exec' ? t.exec(m.sql).then(() => null) : t.query(m.sql, m.params).then(result));
+      await reply(m.id, m.op === 'exec' ? t.exec(m.sql).then(() => null) : run(t, m));
     }
   })
     .then(
@@ -99,7 +105,7 @@ parentPort.on('message', (m) => {
   if (m.tx !== undefined) return toTransaction(m);
   switch (m.op) {
     case 'query':
-      return reply(m.id, pg.query(m.sql, m.params).then(result));
+      return reply(m.id, run(pg, m));
     case 'exec':
       return reply(m.id, pg.exec(m.sql).then(() => null));
     case 'begin':

@@ -16,6 +16,13 @@ export interface QueryOptions {
    * several tables can take longer to plan than to run). PGlite runs it as any other.
    */
   prepare?: boolean;
+  /**
+   * One statement whose values are in its text (no parameters): PGlite sends it by the
+   * simple query protocol, one message where a query() with parameters takes five
+   * (parse, describe, bind, execute, sync), each a crossing into its WebAssembly.
+   * PostgreSQL runs it as any other.
+   */
+  simple?: boolean;
 }
 
 export interface Queryable {

@@ -137,6 +137,7 @@ export function instanceKey(hospitalId: number, header: Pick<DicomHeader, 'study
  * with EXECUTE, whose arguments are quoted literals (EXECUTE takes no bind
  * parameters): each goes through the parameter type's input function, as a text
  * parameter would; standard_conforming_strings makes a doubled quote the only escape.
+ * An EXECUTE goes by the simple query protocol (QueryOptions.simple): one message.
  * A value with a NUL (which ends a simple query's text) takes the parameterized path.
  * PostgreSQL plans these in a fraction of a millisecond: there they run as they are.
  */
@@ -156,7 +157,7 @@ class PreparedStatements {
     }
     await ready;
     const literals = params.map((v) => (v === null || v === undefined ? 'NULL' : `'${String(v).replace(/'/g, "''")}'`));
-    return db.query<T>(`EXECUTE ${name}(${literals.join(', ')})`);
+    return db.query<T>(`EXECUTE ${name}(${literals.join(', ')})`, undefined, { simple: true });
   }
 
   private session(db: Db): Promise<Map<string, Promise<unknown>> | false> {

@@ -100,6 +100,29 @@ describe('PGlite on its worker', () => {
     expect((await db.query('UPDATE probe SET v = v WHERE id = 1')).rowCount).toBe(1);
   });
 
+  test('a simple statement (values in its text) answers as the same with parameters: rows, counts, errors, in a transaction too', async () => {
+    await db.query('INSERT INTO probe (id, v, j, at) VALUES (30, $1, $2, $3)', ['s', { k: [1] }, new Date('2025-01-02T03:04:05.006Z')]);
+    const read = `SELECT id, v, j, at, (id = 30) AS yes, 7::int8 AS small, ARRAY[3, 4]::int[] AS ints FROM probe WHERE id = 30`;
+    const simple = await db.query(read, undefined, { simple: true });
+    expect(simple).toEqual(await db.query(read));
+    expect(simple.rows[0]).toMatchObject({ id: 30, v: 's', j: { k: [1] }, yes: true, ints: [3, 4] });
+    expect(simple.rows[0].at.toISOString()).toBe('2025-01-02T03:04:05.006Z');
+    // A write's rowCount, and RETURNING rows.
+    expect((await db.query("UPDATE probe SET v = 't' WHERE id = 30", undefined, { simple: true })).rowCount).toBe(1);
+    const inserted = await db.query("INSERT INTO probe (id, v) VALUES (31, 'u') RETURNING id", undefined, { simple: true });
+    expect(inserted).toEqual({ rows: [{ id: 31 }], rowCount: 1 });
+    const e = await db.query("INSERT INTO probe (id, v) VALUES (30, 'dup')", undefined, { simple: true }).catch((x) => x);
+    expect(e).toMatchObject({ code: '23505', constraint: 'probe_pkey' });
+    await db.tx(async (q) => {
+      await q.query("INSERT INTO probe (id, v) VALUES (32, 'in tx')", undefined, { simple: true });
+      expect((await q.query('SELECT count(*)::int AS n FROM probe WHERE id = 32', undefined, { simple: true })).rows).toEqual([{ n: 1 }]);
+    });
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM probe WHERE id BETWEEN 30 AND 39')).rows[0].n).toBe(3);
+    // It went by the simple protocol: only that one takes two statements in one text (the last one's rows answer).
+    expect((await db.query('SELECT 1 AS a; SELECT 2 AS a', undefined, { simple: true })).rows).toEqual([{ a: 2 }]);
+    await expect(db.query('SELECT 1 AS a; SELECT 2 AS a')).rejects.toMatchObject({ code: '42601' });
+  });
+
   test('an error keeps the database fields', async () => {
     await db.query("INSERT INTO probe (id, v) VALUES (10, 'a') ON CONFLICT DO NOTHING");
     const e = await db.query("INSERT INTO probe (id, v) VALUES (10, 'b')").catch((x) => x);
