@@ -115,7 +115,8 @@ async function handleStow(fastify: FastifyInstance, request: FastifyRequest<{ Pa
       return { sopClassUid: h.sopClassUid, sopInstanceUid: h.sopInstanceUid, studyUid: h.studyUid, seriesUid: h.seriesUid };
     } catch (e) {
       await fsp.rm(path, { force: true });
-      if (e instanceof InvalidDicomError) return { ...known, failure: FAILURE.unreadable };
+      // Named when its header was read (PS3.18: a failed item's UIDs are Type 1).
+      if (e instanceof InvalidDicomError) return { ...known, ...e.instance, failure: FAILURE.unreadable };
       // Another patient's study, or another object under a stored UID: refused, never dropped silently.
       if (e instanceof InstanceRefusedError) return { sopClassUid: e.instance.sopClassUid, sopInstanceUid: e.instance.sopInstanceUid, failure: e.reason === 'otherPatient' ? FAILURE.studyMismatch : FAILURE.duplicateDifferent };
       const code = (e as NodeJS.ErrnoException).code;

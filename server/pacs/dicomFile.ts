@@ -20,8 +20,19 @@ const INLINE_BINARY_MAX = 256;
 /** Whole-file parse limit for datasets without pixel data (SR, encapsulated PDF). */
 const FULL_PARSE_MAX = 256 * 1024 * 1024;
 
-/** A malformed, truncated or incomplete dataset: refused with a DICOM failure status or a 4xx. */
-export class InvalidDicomError extends Error {}
+/**
+ * A malformed, truncated or incomplete dataset: refused with a DICOM failure status or a
+ * 4xx. `instance`: its SOP Class and Instance UIDs when its header could be read (the
+ * pixel data cut short), for a STOW-RS failure item that names it.
+ */
+export class InvalidDicomError extends Error {
+  constructor(
+    message: string,
+    readonly instance?: { sopClassUid: string; sopInstanceUid: string },
+  ) {
+    super(message);
+  }
+}
 
 function element(group: number, elementNo: number, vr: string, value: Buffer): Buffer {
   const long = ['OB', 'OW', 'SQ', 'UN', 'UT', 'UC', 'UR'].includes(vr);
@@ -336,6 +347,9 @@ export async function parseDicomHeader(source: HeaderSource, read?: HeadHeader, 
     if (more > FULL_PARSE_MAX) throw new InvalidDicomError('header larger than 256 MB');
     head = source.head.length >= more ? source.head.subarray(0, more) : await source.read(0, more);
   }
-  if (found.hasPixelData && !(await pixelDataIsWhole(source, found.bytes, found.header.transferSyntaxUid))) throw new InvalidDicomError('pixel data truncated');
+  if (found.hasPixelData && !(await pixelDataIsWhole(source, found.bytes, found.header.transferSyntaxUid))) {
+    const { sopClassUid, sopInstanceUid } = found.header;
+    throw new InvalidDicomError('pixel data truncated', { sopClassUid, sopInstanceUid });
+  }
   return found.header;
 }

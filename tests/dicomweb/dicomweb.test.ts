@@ -132,6 +132,11 @@ describe.each(dbKinds)('DICOMweb on %s', (kind) => {
       const none = await stow('/studies', multipartBody([{ body: truncated }, { body: Buffer.from('x'), type: 'text/plain' }]));
       expect(none.statusCode).toBe(409);
       expect((none.json()['00081198'].Value as Json[]).map((x) => value(x, '00081197'))).toEqual([0xc000, 0xc000]);
+      // The truncated one is named (its header was read); the text part has no UIDs to give.
+      expect((none.json()['00081198'].Value as Json[]).map((x) => [value(x, '00081150'), value(x, '00081155')])).toEqual([
+        [ct.instances[2].sopClassUid, ct.instances[2].sopInstanceUid],
+        [undefined, undefined],
+      ]);
       expect(none.json()['00081199']).toBeUndefined();
     });
 
