@@ -28,7 +28,7 @@ const FULL_PARSE_MAX = 256 * 1024 * 1024;
 export class InvalidDicomError extends Error {
   constructor(
     message: string,
-    readonly instance?: { sopClassUid: string; sopInstanceUid: string },
+    readonly instance?: Pick<DicomHeader, 'sopClassUid' | 'sopInstanceUid'>,
   ) {
     super(message);
   }
