@@ -38,9 +38,10 @@ function BodyTheme({ dark }: { dark: boolean }) {
 
 /**
  * The system's "reduce motion" setting turns antd's motion off: a dialog or dropdown
- * then opens and closes at once. Read once per page load, like the theme's first mode.
- * The browser tests ask for it (tests/support/browser.ts), so a click never lands
- * mid-animation.
+ * then opens and closes at once, and a clicked button shows no wave (the wave is not
+ * part of the theme's motion token). Read once per page load, like the theme's first
+ * mode. The browser tests ask for it (tests/support/browser.ts), so a click never
+ * lands mid-animation.
  */
 const REDUCED_MOTION = typeof window !== 'undefined' && window.matchMedia?.('(prefers-reduced-motion: reduce)').matches === true;
 
@@ -50,6 +51,7 @@ function Themed({ children }: { children: React.ReactNode }) {
   return (
     <ConfigProvider
       locale={antdLocale(instance.language)}
+      wave={{ disabled: REDUCED_MOTION }}
       theme={{ algorithm: mode === 'dark' ? antdTheme.darkAlgorithm : antdTheme.defaultAlgorithm, token: { motion: !REDUCED_MOTION } }}
     >
       <AntdApp>
