@@ -31,7 +31,7 @@ import { IMAGES_OF_EXAM } from '../../server/consult/domain';
 import { recordChat } from '../../server/video/rooms';
 import { authed, login } from '../support/auth';
 import { signaturePng } from '../support/images';
-import { loginInBrowser, openBrowser, type BrowserSession, shotsDir } from '../support/browser';
+import { signInBrowser, openBrowser, type BrowserSession, shotsDir } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { clickRowAction, offered, ResourceListPage, SchemaFormPage, settled } from '../support/schemaPages';
 
@@ -98,9 +98,9 @@ describe('tele-consultation in Chromium', () => {
     bare = (await server.db.query<{ id: number; exam_code: string }>(`SELECT e.id, e.exam_code FROM exam e WHERE e.hospital_id = ${hospitalA} AND NOT e.hidden AND NOT EXISTS (${IMAGES_OF_EXAM}) ORDER BY e.id DESC LIMIT 1`)).rows[0];
     [doc, rev, exp] = await Promise.all([openBrowser(), openBrowser(), openBrowser({ locale: 'en-US' })]);
     await Promise.all([
-      loginInBrowser(doc.page, server.url, '13800000004', DEMO_PASSWORD),
-      loginInBrowser(rev.page, server.url, '13800000005', DEMO_PASSWORD),
-      loginInBrowser(exp.page, server.url, '13800000006', DEMO_PASSWORD),
+      signInBrowser(doc.page, server, '13800000004', DEMO_PASSWORD),
+      signInBrowser(rev.page, server, '13800000005', DEMO_PASSWORD),
+      signInBrowser(exp.page, server, '13800000006', DEMO_PASSWORD),
     ]);
   }, 240_000);
   afterAll(async () => {

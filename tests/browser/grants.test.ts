@@ -11,7 +11,7 @@
  */
 import { translate } from '../../locales';
 import { allPermissions } from '../../server/identity/access';
-import { loginInBrowser, openBrowser, stopSignedIn, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, stopSignedIn, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { authed, login } from '../support/auth';
 import { ResourceListPage, SchemaFormPage } from '../support/schemaPages';
@@ -33,7 +33,7 @@ describe('grants on the admin screens in Chromium', () => {
     const role = await post('/api/ucenter/v1/role/save', { name: 'A院信息科', dataScope: 'own', permissions: allPermissions(), ownerHospitalId: orgs.HOSP_A });
     await post('/api/ucenter/v1/user/save', { mobile: INSIDER.mobile, name: '信息科', status: 1, password: INSIDER.password, memberships: [{ hospitalId: orgs.HOSP_A, roleId: role.id }] });
     b = await openBrowser();
-    await loginInBrowser(b.page, server.url, INSIDER.mobile, INSIDER.password);
+    await signInBrowser(b.page, server, INSIDER.mobile, INSIDER.password);
     list = new ResourceListPage(b.page, server.url);
   }, 180_000);
   afterAll(() => stopSignedIn(server, b));

@@ -21,7 +21,7 @@ import app from '../../config/app.json';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
+import { signInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { ResourceListPage, settled } from '../support/schemaPages';
 
@@ -156,7 +156,7 @@ describe('notifications and critical values in Chromium', () => {
     const other = await openBrowser();
     try {
       await other.context.addInitScript(AUDIO_PROBE);
-      await loginInBrowser(other.page, server.url, '13800000005', DEMO_PASSWORD);
+      await signInBrowser(other.page, server, '13800000005', DEMO_PASSWORD);
       const remote = popup(other.page, 'remote');
       await remote.waitFor({ timeout: 15_000 });
       expect(Number(await remote.getByTestId('notice-remote-unwritten-count').textContent())).toBeGreaterThan(0);
@@ -197,7 +197,7 @@ describe('notifications and critical values in Chromium', () => {
     const other = await openBrowser();
     try {
       const { page } = other;
-      await loginInBrowser(page, server.url, '13900000141', DEMO_PASSWORD);
+      await signInBrowser(page, server, '13900000141', DEMO_PASSWORD);
       const line = page.getByTestId('notice-report-crisis');
       await line.waitFor({ timeout: 15_000 });
       expect(Number(await page.getByTestId('notice-report-crisis-count').textContent())).toBeGreaterThanOrEqual(1);

@@ -21,7 +21,7 @@ import { translate, valueWithUnit } from '../../locales';
 import { syntheticSeries } from '../../mock/dicom';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { ResourceListPage, rowActionKeys, settled } from '../support/schemaPages';
 
@@ -80,8 +80,8 @@ describe('lists and the reading room at 1366x768', () => {
     doctor = await openBrowser();
     await admin.page.setViewportSize(SCREEN);
     await doctor.page.setViewportSize(SCREEN);
-    await loginInBrowser(admin.page, server.url, '13800000001', DEMO_PASSWORD);
-    await loginInBrowser(doctor.page, server.url, '13800000004', DEMO_PASSWORD);
+    await signInBrowser(admin.page, server, '13800000001', DEMO_PASSWORD);
+    await signInBrowser(doctor.page, server, '13800000004', DEMO_PASSWORD);
   }, 300_000);
 
   afterAll(async () => {

@@ -22,7 +22,7 @@ import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, type BrowserSession, shotsDir } from '../support/browser';
+import { signInBrowser, openBrowser, type BrowserSession, shotsDir } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { chooseIn, clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
@@ -113,8 +113,8 @@ describe('the remote reading loop between hospital A and the central hospital', 
     await server.db.query('UPDATE exam SET exam_state = 2, exam_time = now() WHERE id = $1', [id]);
     [a, c, s] = await Promise.all([openBrowser(), openBrowser(), openBrowser()]);
     for (const b of [a, c, s]) await b.page.setViewportSize(SCREEN);
-    await loginInBrowser(a.page, server.url, '13800000004', DEMO_PASSWORD);
-    await loginInBrowser(s.page, server.url, '13800000005', DEMO_PASSWORD);
+    await signInBrowser(a.page, server, '13800000004', DEMO_PASSWORD);
+    await signInBrowser(s.page, server, '13800000005', DEMO_PASSWORD);
   }, 300_000);
   afterAll(async () => {
     for (const b of [a, c, s]) await b?.close();
@@ -129,7 +129,7 @@ describe('the remote reading loop between hospital A and the central hospital', 
     await shot(a.page, 'a-sent-up');
 
     // C signs in: the remote notice counts it and loops its alert; /remote lists it to write.
-    await loginInBrowser(c.page, server.url, '13900001910', DEMO_PASSWORD);
+    await signInBrowser(c.page, server, '13900001910', DEMO_PASSWORD);
     const notice = c.page.getByTestId('notice-remote');
     await notice.waitFor({ timeout: 30_000 });
     expect(Number(await notice.getByTestId('notice-remote-unwritten-count').textContent())).toBeGreaterThan(0);

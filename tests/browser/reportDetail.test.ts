@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
-import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { settled } from '../support/schemaPages';
 
@@ -74,8 +74,8 @@ describe('the report detail page in Chromium', () => {
     senior = await openBrowser();
     await writer.page.setViewportSize(FULL_HD);
     await senior.page.setViewportSize(FULL_HD);
-    await loginInBrowser(writer.page, server.url, '13800000004', DEMO_PASSWORD);
-    await loginInBrowser(senior.page, server.url, '13800000005', DEMO_PASSWORD);
+    await signInBrowser(writer.page, server, '13800000004', DEMO_PASSWORD);
+    await signInBrowser(senior.page, server, '13800000005', DEMO_PASSWORD);
   }, 300_000);
 
   afterAll(async () => {

@@ -23,7 +23,7 @@ import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { maskName } from '../../server/lib/masking';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
@@ -72,7 +72,7 @@ describe('report lists in Chromium', () => {
     const s = await openBrowser();
     extra.push(s);
     await s.page.setViewportSize(SCREEN);
-    await loginInBrowser(s.page, server.url, mobile, password);
+    await signInBrowser(s.page, server, mobile, password);
     return s;
   };
   /** The senior's browser (林主任: review, recheck, unlock, assign, batch print), opened once. */

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { translate } from '../../locales';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
+import { signInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession, shotsDir } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { clickRowAction, ResourceListPage, settled } from '../support/schemaPages';
 
@@ -234,7 +234,7 @@ describe('report printing in Chromium', () => {
     const report = await approved(`周平${stamp}`);
     a = await openBrowser();
     await a.page.setViewportSize(SCREEN);
-    await loginInBrowser(a.page, server.url, '13800000001', (await import('../../mock/identity')).DEMO_PASSWORD);
+    await signInBrowser(a.page, server, '13800000001');
     const page = a.page;
     const layouts = new ResourceListPage(page, server.url);
     await layouts.open('/qualityControl');

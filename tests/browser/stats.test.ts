@@ -16,7 +16,7 @@
  */
 import { translate } from '../../locales';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import type { Response } from 'playwright-core';
 import { chooseIn } from '../support/schemaPages';
@@ -167,7 +167,7 @@ describe('statistics views in Chromium', () => {
     const m = await openBrowser({ locale: 'en-US' });
     extra.push(m);
     await m.page.setViewportSize(SCREEN);
-    await loginInBrowser(m.page, server.url, mobile, 'Stat#2026x');
+    await signInBrowser(m.page, server, mobile, 'Stat#2026x');
     const managerToken = await login(server.app, mobile, 'Stat#2026x');
 
     const visit = async (s: BrowserSession, token: string, route: { path: string; stats: string }, tag: string) => {
@@ -229,7 +229,7 @@ describe('statistics views in Chromium', () => {
     const s = await openBrowser();
     extra.push(s);
     await s.page.setViewportSize(SCREEN);
-    await loginInBrowser(s.page, server.url, '13800000002', 'Demo@2026');
+    await signInBrowser(s.page, server, '13800000002', 'Demo@2026');
     await s.page.getByTestId('figure-todayRegistrations').waitFor();
     await s.page.getByTestId('dashboard-todayVolume').locator('[data-testid=stats-table] tr.ant-table-row').first().waitFor();
     expect(await s.page.getByTestId('figure-unwritten').count()).toBe(0);

@@ -16,7 +16,7 @@
  */
 import { translate } from '../../locales';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { ResourceListPage, SchemaFormPage, settled } from '../support/schemaPages';
 import { DEMO_PASSWORD } from '../../mock/identity';
@@ -164,7 +164,7 @@ describe('report templates in Chromium', () => {
 
     senior = await openBrowser();
     await senior.page.setViewportSize(SCREEN);
-    await loginInBrowser(senior.page, server.url, '13800000005', DEMO_PASSWORD);
+    await signInBrowser(senior.page, server, '13800000005', DEMO_PASSWORD);
     const seniorList = new ResourceListPage(senior.page, server.url);
     const modal = senior.page.getByTestId('form-modal');
     const form = new SchemaFormPage(senior.page, modal);

@@ -13,7 +13,7 @@ import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { clock } from '../../server/lib/clock';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, startSignedIn, stopSignedIn, type BrowserSession } from '../support/browser';
 import type { InProcessPlatform } from '../support/inprocess';
 import { ResourceListPage } from '../support/schemaPages';
 
@@ -70,7 +70,7 @@ describe('turnaround marking in Chromium', () => {
     // The central hospital: the senior's list of all reports holds what was sent to it.
     senior = await openBrowser();
     await senior.page.setViewportSize(SCREEN);
-    await loginInBrowser(senior.page, server.url, '13800000005', DEMO_PASSWORD);
+    await signInBrowser(senior.page, server, '13800000005', DEMO_PASSWORD);
     const central = new ResourceListPage(senior.page, server.url);
     await central.open('/report?kind=all');
     await central.search({ examCode });

@@ -20,7 +20,7 @@ import { translate } from '../../locales';
 import { DEMO_PASSWORD } from '../../mock/identity';
 import { syntheticSeries } from '../../mock/dicom';
 import { authed, login } from '../support/auth';
-import { loginInBrowser, openBrowser, type BrowserSession } from '../support/browser';
+import { signInBrowser, openBrowser, type BrowserSession } from '../support/browser';
 import { startInProcess, type InProcessPlatform } from '../support/inprocess';
 import { addVideoNetwork, type VideoNetwork } from '../support/videoNetwork';
 import { decodesVideo, enterRoom, framesDecoded, freshRoom, pairedAddresses } from '../support/videoPage';
@@ -136,7 +136,7 @@ describe('the video consultation room in two Chromium instances', () => {
       // Prompts accepted, but no fake devices: there is no camera to find.
       const bare = await openBrowser({ locale, args: ['--use-fake-ui-for-media-stream'] });
       try {
-        await loginInBrowser(bare.page, server.url, '13800000006', DEMO_PASSWORD);
+        await signInBrowser(bare.page, server, '13800000006', DEMO_PASSWORD);
         await bare.page.goto(`${server.url}/consultationRoom?id=${consultationId}`);
         const alert = bare.page.getByTestId('room-webcam-problem');
         await alert.waitFor({ timeout: 60_000 });
