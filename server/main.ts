@@ -43,11 +43,13 @@ async function main() {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  // The DICOM listener first: once /api/health answers (a load balancer's or a test's
+  // readiness check), modalities can send too.
   if (config.dicom.enabled) {
     dicom = await startDicomListener(app, { aeTitle: config.dicom.aeTitle, port: config.dicom.port, host: config.host });
     app.log.info({ aeTitle: config.dicom.aeTitle, port: dicom.port }, 'dicom listener ready');
   }
+  await app.listen({ port: config.port, host: config.host });
   app.log.info({ db: db.kind, dataDir: config.databaseUrl ? undefined : config.dataDir }, 'platform ready');
 }
 
