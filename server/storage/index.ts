@@ -343,11 +343,28 @@ export class LocalFileStorage implements FileStorage {
     if (this.spare || this.sparing) return;
     this.sparing = true;
     const file = path.join(this.spares, `${this.tempPrefix}-${++this.tempCount}.part`);
-    fs.open(file, 'wx', (e, fd) => {
-      this.sparing = false;
-      // A spare that could not be made is not missed: createTemp makes its file itself.
-      if (!e) this.spare = { path: file, fd };
-    });
+    this.track((done) =>
+      fs.open(file, 'wx', (e, fd) => {
+        this.sparing = false;
+        // A spare that could not be made is not missed: createTemp makes its file itself.
+        if (!e) this.spare = { path: file, fd };
+        done();
+      }),
+    );
+  }
+
+  /** Spares being made on the thread pool. */
+  private readonly making = new Set<Promise<void>>();
+
+  private track(start: (done: () => void) => void): void {
+    const made = new Promise<void>((resolve) => start(resolve));
+    this.making.add(made);
+    void made.then(() => this.making.delete(made));
+  }
+
+  /** Resolves once the spares being made are made (or failed to be). */
+  async spared(): Promise<void> {
+    await Promise.all(this.making);
   }
 
   /**
@@ -405,10 +422,13 @@ export class LocalFileStorage implements FileStorage {
     while (this.spareDirs.length + this.makingDirs < SPARE_DIRS) {
       this.makingDirs++;
       const dir = path.join(this.spares, `${this.tempPrefix}-${++this.tempCount}.dir`);
-      fs.mkdir(dir, (e) => {
-        this.makingDirs--;
-        if (!e) this.spareDirs.push(dir);
-      });
+      this.track((done) =>
+        fs.mkdir(dir, (e) => {
+          this.makingDirs--;
+          if (!e) this.spareDirs.push(dir);
+          done();
+        }),
+      );
     }
   }
 

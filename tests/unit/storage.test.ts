@@ -50,9 +50,9 @@ describe('LocalFileStorage', () => {
 
   test('transfers take spare temp files made ahead; each is its own file; a swept spare is made afresh', async () => {
     const spares = () => fs.readdirSync(path.join(root, '.spare')).filter((n) => n.endsWith('.part'));
-    /** Until the spare made on the thread pool is there (or `n` of them). */
+    /** Once the spare being made on the thread pool is made: `n` of them there. */
     const spareReady = async (n = 1) => {
-      for (let i = 0; i < 200 && spares().length !== n; i++) await new Promise((r) => setTimeout(r, 5));
+      await storage.spared();
       expect(spares()).toHaveLength(n);
     };
     const transfer = async (text: string, key: string) => {
@@ -82,7 +82,7 @@ describe('LocalFileStorage', () => {
   test('new folders are spare folders renamed into place; folders with files keep them; without spares mkdir makes them', async () => {
     const spareDirs = () => fs.readdirSync(path.join(root, '.spare')).filter((n) => n.endsWith('.dir'));
     const spareDirsReady = async () => {
-      for (let i = 0; i < 200 && spareDirs().length < 4; i++) await new Promise((r) => setTimeout(r, 5));
+      await storage.spared();
       expect(spareDirs()).toHaveLength(4);
     };
     const place = async (key: string, text: string) => {
